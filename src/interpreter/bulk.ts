@@ -1,0 +1,91 @@
+/**
+ * The bulk memory and table instructions. They are rare in hot loops and each does a lot of
+ * work, so they live outside the dispatch loop to keep that function small enough for V8 to
+ * optimise. Each takes the instruction at `pc` and returns the next pc.
+ */
+import { Trap, TrapKind } from './errors.js';
+import { initMemory, initTable, type Instance } from './instance.js';
+import { Op } from './opcodes.js';
+
+const EMPTY_REFS = new Int32Array(0);
+const EMPTY_BYTES = new Uint8Array(0);
+
+function tableTrap(): Trap {
+  return new Trap(TrapKind.TableOutOfBounds);
+}
+
+export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32: Int32Array, base: number): number {
+  const u32 = (k: number): number => s32[base + code[pc + k]!]! >>> 0;
+  switch (code[pc]) {
+    case Op.TableGet: {
+      const table = inst.tables[code[pc + 2]!]!;
+      const i = u32(3);
+      if (i >= table.size) throw tableTrap();
+      s32[base + code[pc + 1]!] = table.elements[i]!;
+      return pc + 4;
+    }
+    case Op.TableSet: {
+      const table = inst.tables[code[pc + 1]!]!;
+      const i = u32(2);
+      if (i >= table.size) throw tableTrap();
+      table.elements[i] = s32[base + code[pc + 3]!]!;
+      return pc + 4;
+    }
+    case Op.TableSize:
+      s32[base + code[pc + 1]!] = inst.tables[code[pc + 2]!]!.size;
+      return pc + 3;
+    case Op.TableGrow:
+      s32[base + code[pc + 1]!] = inst.tables[code[pc + 2]!]!.growRaw(u32(4), s32[base + code[pc + 3]!]!);
+      return pc + 5;
+    case Op.TableFill: {
+      const table = inst.tables[code[pc + 1]!]!;
+      const i = u32(2);
+      const n = u32(4);
+      if (i + n > table.size) throw tableTrap();
+      table.elements.fill(s32[base + code[pc + 3]!]!, i, i + n);
+      return pc + 5;
+    }
+    case Op.TableCopy: {
+      const dst = inst.tables[code[pc + 1]!]!;
+      const src = inst.tables[code[pc + 2]!]!;
+      const d = u32(3);
+      const s = u32(4);
+      const n = u32(5);
+      if (s + n > src.size || d + n > dst.size) throw tableTrap();
+      if (dst === src) dst.elements.copyWithin(d, s, s + n);
+      else dst.elements.set(src.elements.subarray(s, s + n), d);
+      return pc + 6;
+    }
+    case Op.TableInit:
+      initTable(inst, code[pc + 1]!, code[pc + 2]!, u32(3), u32(4), u32(5));
+      return pc + 6;
+    case Op.ElemDrop:
+      inst.elemSegments[code[pc + 1]!] = EMPTY_REFS;
+      return pc + 2;
+    case Op.MemoryInit:
+      initMemory(inst, code[pc + 1]!, u32(2), u32(3), u32(4));
+      return pc + 5;
+    case Op.DataDrop:
+      inst.dataSegments[code[pc + 1]!] = EMPTY_BYTES;
+      return pc + 2;
+    case Op.MemoryCopy: {
+      const mem = inst.memory!;
+      const d = u32(1);
+      const s = u32(2);
+      const n = u32(3);
+      if (s + n > mem.byteLength || d + n > mem.byteLength) throw new Trap(TrapKind.MemoryOutOfBounds);
+      mem.bytes.copyWithin(d, s, s + n);
+      return pc + 4;
+    }
+    case Op.MemoryFill: {
+      const mem = inst.memory!;
+      const d = u32(1);
+      const n = u32(3);
+      if (d + n > mem.byteLength) throw new Trap(TrapKind.MemoryOutOfBounds);
+      mem.bytes.fill(s32[base + code[pc + 2]!]! & 0xff, d, d + n);
+      return pc + 4;
+    }
+    default:
+      throw new Error(`internal error: ${code[pc]} is not a bulk operation`);
+  }
+}

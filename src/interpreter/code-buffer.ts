@@ -1,0 +1,50 @@
+/** A growable Int32Array for emitting translated code. */
+export class CodeBuffer {
+  private words = new Int32Array(1024);
+  length = 0;
+
+  private reserve(n: number): void {
+    if (this.length + n <= this.words.length) return;
+    const bigger = new Int32Array(Math.max(this.words.length * 2, this.length + n));
+    bigger.set(this.words.subarray(0, this.length));
+    this.words = bigger;
+  }
+
+  push(a: number): void {
+    this.reserve(1);
+    this.words[this.length++] = a;
+  }
+  push2(a: number, b: number): void {
+    this.reserve(2);
+    const w = this.words;
+    w[this.length] = a;
+    w[this.length + 1] = b;
+    this.length += 2;
+  }
+  push3(a: number, b: number, c: number): void {
+    this.reserve(3);
+    const w = this.words;
+    w[this.length] = a;
+    w[this.length + 1] = b;
+    w[this.length + 2] = c;
+    this.length += 3;
+  }
+  push4(a: number, b: number, c: number, d: number): void {
+    this.reserve(4);
+    const w = this.words;
+    w[this.length] = a;
+    w[this.length + 1] = b;
+    w[this.length + 2] = c;
+    w[this.length + 3] = d;
+    this.length += 4;
+  }
+
+  set(at: number, value: number): void {
+    this.words[at] = value;
+  }
+
+  /** The emitted code, trimmed to size. */
+  finish(): Int32Array {
+    return this.words.slice(0, this.length);
+  }
+}

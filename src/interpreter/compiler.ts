@@ -1,0 +1,1084 @@
+/**
+ * Validates each function body and, in the same pass, translates it into the internal
+ * instruction set of opcodes.ts.
+ *
+ * The translation is a register machine over the frame: every value has a slot, and an
+ * instruction names the slots it reads and writes. The validator's operand stack records,
+ * for each entry, the slot that currently holds it. `local.get` pushes the local's own slot
+ * instead of emitting a copy, and an instruction whose result is immediately stored with
+ * `local.set`/`local.tee` writes the local directly. Entries that still point at a local are
+ * copied to their own slot ("materialised") before anything could overwrite that local,
+ * before control flow joins, and where calls need their arguments in a row.
+ *
+ * Fuel follows wasmtime: operators are counted at translation time and the count of each
+ * straight-line run is charged by one `Fuel` instruction placed where the run ends (before a
+ * branch, call, loop header or label), exactly where wasmtime flushes its fuel counter.
+ */
+import { DecodeError, ValidationError } from './errors.js';
+import { Op } from './opcodes.js';
+import { ByteReader } from './reader.js';
+import {
+  EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
+  type FuncType, type GlobalType, type ModuleIR, type TableType, type ValType,
+  isRefType, valTypeName,
+} from './types.js';
+import { CodeBuffer } from './code-buffer.js';
+
+/** Stack entry type used for the polymorphic bottom of unreachable code. */
+const UNKNOWN = 0;
+
+const enum Kind { Block, Loop, If, Else, Function }
+
+interface Control {
+  kind: Kind;
+  readonly params: readonly ValType[];
+  readonly results: readonly ValType[];
+  /** Operand stack height below the block's parameters. */
+  readonly height: number;
+  unreachable: boolean;
+  /** Entered from unreachable code: validated, but nothing is emitted. */
+  readonly deadCode: boolean;
+  /** Loop: the header's code position. */
+  readonly loopPc: number;
+  /** Positions of branch targets to patch with the end label. */
+  readonly fixups: number[];
+  /** If: position of the conditional branch to patch with the else label. */
+  elseFixup: number;
+}
+
+/** What the rest of the engine needs to know about a module's compiled functions. */
+export interface CompiledFunctions {
+  readonly code: Int32Array;
+  /** Per function index (imports included, where the entries are unused). */
+  readonly entry: Int32Array;
+  readonly paramWords: Int32Array;
+  readonly localWords: Int32Array;
+  readonly frameWords: Int32Array;
+}
+
+export interface ModuleContext {
+  readonly ir: ModuleIR;
+  readonly funcTypes: readonly FuncType[];
+  readonly numImportedFuncs: number;
+  readonly tables: readonly TableType[];
+  readonly globals: readonly GlobalType[];
+  readonly memoryCount: number;
+  readonly declaredRefs: ReadonlySet<number>;
+}
+
+const MAX_MEMORY_ALIGN = [2, 3, 2, 3, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 2, 3, 2, 3, 0, 1, 0, 1, 2];
+
+export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
+  const out = new CodeBuffer();
+  const total = ctx.funcTypes.length;
+  const entry = new Int32Array(total).fill(-1);
+  const paramWords = new Int32Array(total);
+  const localWords = new Int32Array(total);
+  const frameWords = new Int32Array(total);
+  const translator = new FunctionTranslator(ctx, out);
+  for (let i = 0; i < ctx.ir.codes.length; i++) {
+    const index = ctx.numImportedFuncs + i;
+    const type = ctx.funcTypes[index]!;
+    const body = ctx.ir.codes[i]!;
+    entry[index] = out.length;
+    const frameSlots = translator.translate(type, body.locals, body.codeStart, body.codeEnd);
+    paramWords[index] = type.params.length * 2;
+    localWords[index] = (type.params.length + body.locals.length) * 2;
+    frameWords[index] = frameSlots * 2;
+  }
+  return { code: out.finish(), entry, paramWords, localWords, frameWords };
+}
+
+class FunctionTranslator {
+  private r!: ByteReader;
+  private localTypes: ValType[] = [];
+  private numLocals = 0;
+  /** Operand stack: types and the slot holding each entry. */
+  private types: number[] = [];
+  private locs: number[] = [];
+  private sp = 0;
+  private maxSp = 0;
+  private deferred = 0;
+  private ctrls: Control[] = [];
+  private pendingFuel = 0;
+  /** Code position of the destination operand of the last instruction, while retargetable. */
+  private lastDst = -1;
+  private lastDstSlot = -1;
+
+  constructor(private readonly ctx: ModuleContext, private readonly out: CodeBuffer) {}
+
+  translate(type: FuncType, locals: readonly ValType[], start: number, end: number): number {
+    this.r = new ByteReader(this.ctx.ir.bytes, start, end);
+    this.localTypes = [...type.params, ...locals];
+    this.numLocals = this.localTypes.length;
+    this.sp = 0;
+    this.maxSp = 0;
+    this.deferred = 0;
+    this.pendingFuel = 0;
+    this.lastDst = -1;
+    this.ctrls = [];
+    this.pushControl(Kind.Function, [], type.results, -1);
+    while (this.ctrls.length > 0) {
+      if (this.r.atEnd) throw new DecodeError('unexpected end of function body (END opcode expected)', this.r.pos);
+      this.instruction();
+    }
+    if (!this.r.atEnd) throw new DecodeError('operators remaining after end of function body', this.r.pos);
+    return this.numLocals + this.maxSp;
+  }
+
+  // ---- errors -------------------------------------------------------------------------
+
+  private invalid(message: string): never {
+    throw new ValidationError(message, this.r.pos);
+  }
+
+  // ---- operand stack ------------------------------------------------------------------
+
+  private get top(): Control {
+    return this.ctrls[this.ctrls.length - 1]!;
+  }
+
+  private get live(): boolean {
+    const top = this.top;
+    return !top.unreachable && !top.deadCode;
+  }
+
+  private slotOf(height: number): number {
+    return this.numLocals + height;
+  }
+
+  /** Pushes a value held in its own slot and returns that slot. */
+  private push(type: number): number {
+    const h = this.sp++;
+    this.types[h] = type;
+    this.locs[h] = this.numLocals + h;
+    if (this.sp > this.maxSp) this.maxSp = this.sp;
+    return this.numLocals + h;
+  }
+
+  private pushLocal(type: number, local: number): void {
+    const h = this.sp++;
+    this.types[h] = type;
+    this.locs[h] = local;
+    this.deferred++;
+    if (this.sp > this.maxSp) this.maxSp = this.sp;
+  }
+
+  /** Pops a value of the expected type (UNKNOWN accepts any) and returns its slot. */
+  private pop(expected: number): number {
+    const ctrl = this.top;
+    if (this.sp === ctrl.height) {
+      if (ctrl.unreachable) return this.slotOf(this.sp);
+      this.invalid(`type mismatch: expected ${expected === UNKNOWN ? 'a value' : valTypeName(expected)} but the stack is empty`);
+    }
+    const h = --this.sp;
+    const actual = this.types[h]!;
+    if (actual !== expected && actual !== UNKNOWN && expected !== UNKNOWN) {
+      this.invalid(`type mismatch: expected ${valTypeName(expected)}, found ${valTypeName(actual)}`);
+    }
+    const loc = this.locs[h]!;
+    if (loc < this.numLocals) this.deferred--;
+    return loc;
+  }
+
+  /** Pops any value, returning its type (UNKNOWN at a polymorphic bottom). */
+  private popAny(): number {
+    const ctrl = this.top;
+    if (this.sp === ctrl.height) {
+      if (ctrl.unreachable) return UNKNOWN;
+      this.invalid('type mismatch: expected a value but the stack is empty');
+    }
+    const h = --this.sp;
+    if (this.locs[h]! < this.numLocals) this.deferred--;
+    return this.types[h]!;
+  }
+
+  private pushTypes(types: readonly ValType[]): void {
+    for (const t of types) this.push(t);
+  }
+
+  /** Copies the entry at `height` into its own slot if it still points at a local. */
+  private materialize(height: number): void {
+    const loc = this.locs[height]!;
+    const own = this.slotOf(height);
+    if (loc === own) return;
+    if (loc < this.numLocals) this.deferred--;
+    this.locs[height] = own;
+    if (this.live) this.emit2(Op.Copy, own * 2, loc * 2);
+  }
+
+  private materializeAll(): void {
+    if (this.deferred === 0) return;
+    for (let h = 0; h < this.sp; h++) this.materialize(h);
+  }
+
+  private materializeTop(n: number): void {
+    for (let h = Math.max(this.sp - n, 0); h < this.sp; h++) this.materialize(h);
+  }
+
+  private materializeLocal(local: number): void {
+    if (this.deferred === 0) return;
+    for (let h = 0; h < this.sp; h++) if (this.locs[h] === local) this.materialize(h);
+  }
+
+  // ---- emission -----------------------------------------------------------------------
+
+  private emit0(op: number): void {
+    this.out.push(op);
+    this.lastDst = -1;
+  }
+  private emit1(op: number, a: number): void {
+    this.out.push2(op, a);
+    this.lastDst = -1;
+  }
+  private emit2(op: number, a: number, b: number): void {
+    this.out.push3(op, a, b);
+    this.lastDst = -1;
+  }
+  private emit3(op: number, a: number, b: number, c: number): void {
+    this.out.push4(op, a, b, c);
+    this.lastDst = -1;
+  }
+
+  /** Emits an instruction whose first operand is a destination slot a later local.set may retarget. */
+  private emitProducer(op: number, dstSlot: number, operands: readonly number[]): void {
+    const at = this.out.length + 1;
+    this.out.push(op);
+    this.out.push(dstSlot * 2);
+    for (const o of operands) this.out.push(o);
+    this.lastDst = at;
+    this.lastDstSlot = dstSlot;
+  }
+
+  private flushFuel(): void {
+    if (this.pendingFuel > 0 && this.live) this.emit1(Op.Fuel, this.pendingFuel);
+    this.pendingFuel = 0;
+  }
+
+  private charge(): void {
+    if (this.live) this.pendingFuel++;
+  }
+
+  /** A label: control may arrive here from elsewhere, so nothing may be retargeted across it. */
+  private label(): number {
+    this.lastDst = -1;
+    return this.out.length;
+  }
+
+  // ---- control ------------------------------------------------------------------------
+
+  private pushControl(kind: Kind, params: readonly ValType[], results: readonly ValType[], loopPc: number): Control {
+    const deadCode = this.ctrls.length > 0 && !this.live;
+    const ctrl: Control = {
+      kind, params, results, height: this.sp - params.length, unreachable: false, deadCode, loopPc, fixups: [], elseFixup: -1,
+    };
+    this.ctrls.push(ctrl);
+    return ctrl;
+  }
+
+  /** Drops entries down to `height`, keeping the count of deferred entries right. */
+  private truncate(height: number): void {
+    for (let h = height; h < this.sp; h++) if (this.locs[h]! < this.numLocals) this.deferred--;
+    this.sp = height;
+  }
+
+  private setUnreachable(): void {
+    const ctrl = this.top;
+    this.truncate(ctrl.height);
+    ctrl.unreachable = true;
+    this.pendingFuel = 0;
+    this.lastDst = -1;
+  }
+
+  private labelTypes(ctrl: Control): readonly ValType[] {
+    return ctrl.kind === Kind.Loop ? ctrl.params : ctrl.results;
+  }
+
+  private readLabel(): Control {
+    const depth = this.r.u32();
+    if (depth >= this.ctrls.length) this.invalid('unknown label');
+    return this.ctrls[this.ctrls.length - 1 - depth]!;
+  }
+
+  /** Checks that the top of the stack matches a label's types, leaving it in place. */
+  private checkLabelOperands(types: readonly ValType[]): void {
+    const saved: number[] = [];
+    const savedLocs: number[] = [];
+    for (let i = types.length - 1; i >= 0; i--) {
+      const h = this.sp - 1;
+      const holds = h >= this.top.height;
+      savedLocs.push(holds ? this.locs[h]! : this.slotOf(Math.max(h, 0)));
+      this.pop(types[i]!);
+      saved.push(holds ? this.types[h]! : types[i]!);
+    }
+    for (let i = types.length - 1; i >= 0; i--) {
+      const h = this.sp++;
+      this.types[h] = saved[i]!;
+      this.locs[h] = savedLocs[i]!;
+      if (savedLocs[i]! < this.numLocals) this.deferred++;
+      if (this.sp > this.maxSp) this.maxSp = this.sp;
+    }
+  }
+
+  /**
+   * Emits the copies that move the top `n` values to the slots where `target` expects them,
+   * without changing what the translator believes about the fall-through path.
+   */
+  private emitBranchCopies(target: Control, n: number): void {
+    const base = target.kind === Kind.Function ? this.sp - n : target.height;
+    for (let i = 0; i < n; i++) {
+      const h = this.sp - n + i;
+      const to = this.slotOf(base + i);
+      const from = this.locs[h]!;
+      if (from !== to) this.out.push3(Op.Copy, to * 2, from * 2);
+    }
+  }
+
+  private needsCopies(target: Control, n: number): boolean {
+    const base = target.kind === Kind.Function ? this.sp - n : target.height;
+    for (let i = 0; i < n; i++) {
+      if (this.locs[this.sp - n + i] !== this.slotOf(base + i)) return true;
+    }
+    return false;
+  }
+
+  /** Emits an unconditional transfer to `target` (copies already done). */
+  private emitJumpTo(target: Control, n: number): void {
+    if (target.kind === Kind.Function) {
+      this.out.push3(Op.Return, this.slotOf(this.sp - n) * 2, n);
+    } else if (target.kind === Kind.Loop) {
+      this.out.push2(Op.Jump, target.loopPc);
+    } else {
+      this.out.push2(Op.Jump, -1);
+      target.fixups.push(this.out.length - 1);
+    }
+    this.lastDst = -1;
+  }
+
+  private branchTargetPosition(target: Control, at: number): void {
+    if (target.kind === Kind.Loop) this.out.set(at, target.loopPc);
+    else target.fixups.push(at);
+  }
+
+  private blockType(): [readonly ValType[], readonly ValType[]] {
+    const r = this.r;
+    const b = r.bytes[r.pos];
+    if (b === 0x40) {
+      r.pos++;
+      return [[], []];
+    }
+    if (b === I32 || b === I64 || b === F32 || b === F64 || b === FUNCREF || b === EXTERNREF || b === V128) {
+      r.pos++;
+      if (b === V128) this.invalid('SIMD is not supported');
+      return [[], [b]];
+    }
+    const index = r.s33();
+    if (index < 0 || index >= this.ctx.ir.types.length) this.invalid('unknown type');
+    const t = this.ctx.ir.types[index]!;
+    return [t.params, t.results];
+  }
+
+  /** Checks that the block's results, and nothing else, are on its part of the stack. */
+  private checkBlockResults(ctrl: Control): void {
+    this.checkLabelOperands(ctrl.results);
+    if (this.sp !== ctrl.height + ctrl.results.length) {
+      this.invalid('type mismatch: values remaining on the stack at the end of a block');
+    }
+  }
+
+  private endBlock(): void {
+    const ctrl = this.top;
+    const results = ctrl.results;
+    this.checkBlockResults(ctrl);
+    if (this.live) this.materializeTop(results.length);
+    this.flushFuel();
+    if (ctrl.kind === Kind.Function) {
+      if (this.live) this.emit2(Op.Return, this.slotOf(this.sp - results.length) * 2, results.length);
+      this.ctrls.pop();
+      return;
+    }
+    if (ctrl.kind === Kind.If) {
+      // No else: the false path must turn the parameters into the results unchanged.
+      if (ctrl.params.length !== results.length || ctrl.params.some((t, i) => t !== results[i])) {
+        this.invalid('type mismatch: if without else must leave its parameters unchanged');
+      }
+    }
+    const here = this.label();
+    if (ctrl.elseFixup >= 0) this.out.set(ctrl.elseFixup, here);
+    for (const at of ctrl.fixups) this.out.set(at, here);
+    this.ctrls.pop();
+    this.truncate(ctrl.height);
+    this.pushTypes(results);
+  }
+
+  // ---- the instruction loop -----------------------------------------------------------
+
+  private instruction(): void {
+    const r = this.r;
+    const op = r.u8();
+    if (op >= 0x45 && op <= 0xc4) {
+      this.numeric(op);
+      return;
+    }
+    if (op >= 0x28 && op <= 0x3e) {
+      this.memoryAccess(op);
+      return;
+    }
+    switch (op) {
+      case 0x00: // unreachable
+        this.flushFuel();
+        if (this.live) this.emit0(Op.Unreachable);
+        this.setUnreachable();
+        return;
+      case 0x01: // nop
+        return;
+      case 0x02: { // block
+        const [params, results] = this.blockType();
+        this.checkLabelOperands(params);
+        this.materializeAll();
+        this.lastDst = -1;
+        this.pushControl(Kind.Block, params, results, -1);
+        return;
+      }
+      case 0x03: { // loop
+        const [params, results] = this.blockType();
+        this.checkLabelOperands(params);
+        this.materializeAll();
+        this.flushFuel();
+        const pc = this.label();
+        if (this.live) this.emit0(Op.Loop);
+        this.pushControl(Kind.Loop, params, results, pc);
+        return;
+      }
+      case 0x04: { // if
+        const [params, results] = this.blockType();
+        const cond = this.pop(I32);
+        this.checkLabelOperands(params);
+        this.charge();
+        this.materializeAll();
+        this.flushFuel();
+        const wasLive = this.live;
+        if (wasLive) this.emit2(Op.BranchIfZero, cond * 2, -1);
+        const ctrl = this.pushControl(Kind.If, params, results, -1);
+        if (wasLive) ctrl.elseFixup = this.out.length - 1;
+        return;
+      }
+      case 0x05: { // else
+        const ctrl = this.top;
+        if (ctrl.kind !== Kind.If) this.invalid('else without a matching if');
+        this.checkBlockResults(ctrl);
+        if (this.live) {
+          this.materializeTop(ctrl.results.length);
+          this.flushFuel();
+          this.emit1(Op.Jump, -1);
+          ctrl.fixups.push(this.out.length - 1);
+        }
+        const here = this.label();
+        if (ctrl.elseFixup >= 0) this.out.set(ctrl.elseFixup, here);
+        ctrl.elseFixup = -1;
+        ctrl.kind = Kind.Else;
+        this.truncate(ctrl.height);
+        ctrl.unreachable = false;
+        this.pendingFuel = 0;
+        this.pushTypes(ctrl.params);
+        return;
+      }
+      case 0x0b: // end
+        this.endBlock();
+        return;
+      case 0x0c: { // br
+        const target = this.readLabel();
+        const types = this.labelTypes(target);
+        this.checkLabelOperands(types);
+        this.charge();
+        if (this.live) {
+          this.flushFuel();
+          if (target.kind === Kind.Function) this.materializeTop(types.length);
+          else this.emitBranchCopies(target, types.length);
+          this.emitJumpTo(target, types.length);
+        }
+        this.setUnreachable();
+        return;
+      }
+      case 0x0d: { // br_if
+        const target = this.readLabel();
+        const cond = this.pop(I32);
+        const types = this.labelTypes(target);
+        this.checkLabelOperands(types);
+        this.charge();
+        this.flushFuel();
+        if (this.live) this.conditionalBranch(target, types.length, cond);
+        return;
+      }
+      case 0x0e: { // br_table
+        this.branchTable();
+        return;
+      }
+      case 0x0f: { // return
+        const fn = this.ctrls[0]!;
+        this.checkLabelOperands(fn.results);
+        if (this.live) {
+          this.flushFuel();
+          this.materializeTop(fn.results.length);
+          this.emit2(Op.Return, this.slotOf(this.sp - fn.results.length) * 2, fn.results.length);
+        }
+        this.setUnreachable();
+        return;
+      }
+      case 0x10: { // call
+        const index = r.u32();
+        if (index >= this.ctx.funcTypes.length) this.invalid('unknown function');
+        const type = this.ctx.funcTypes[index]!;
+        this.call(type, index < this.ctx.numImportedFuncs ? Op.CallImport : Op.Call, index, -1, -1);
+        return;
+      }
+      case 0x11: { // call_indirect
+        const typeIndex = r.u32();
+        const table = r.u32();
+        if (typeIndex >= this.ctx.ir.types.length) this.invalid('unknown type');
+        if (table >= this.ctx.tables.length) this.invalid('unknown table');
+        if (this.ctx.tables[table]!.elemType !== FUNCREF) this.invalid('type mismatch: call_indirect on a table of externref');
+        const indexSlot = this.pop(I32);
+        this.call(this.ctx.ir.types[typeIndex]!, Op.CallIndirect, typeIndex, table, indexSlot);
+        return;
+      }
+      case 0x1a: // drop
+        this.popAny();
+        return;
+      case 0x1b: // select
+        this.select(null);
+        return;
+      case 0x1c: { // typed select
+        const n = r.u32();
+        if (n !== 1) this.invalid('invalid result arity for select');
+        const t = this.valType();
+        this.select(t);
+        return;
+      }
+      case 0x20: { // local.get
+        const x = this.localIndex();
+        this.charge();
+        if (this.live) this.pushLocal(this.localTypes[x]!, x);
+        else this.push(this.localTypes[x]!);
+        return;
+      }
+      case 0x21: { // local.set
+        const x = this.localIndex();
+        this.charge();
+        this.storeLocal(x, false);
+        return;
+      }
+      case 0x22: { // local.tee
+        const x = this.localIndex();
+        this.charge();
+        this.storeLocal(x, true);
+        return;
+      }
+      case 0x23: { // global.get
+        const g = r.u32();
+        if (g >= this.ctx.globals.length) this.invalid('unknown global');
+        this.charge();
+        const d = this.push(this.ctx.globals[g]!.valType);
+        if (this.live) this.emitProducer(Op.GlobalGet, d, [g]);
+        return;
+      }
+      case 0x24: { // global.set
+        const g = r.u32();
+        if (g >= this.ctx.globals.length) this.invalid('unknown global');
+        const gt = this.ctx.globals[g]!;
+        if (!gt.mutable) this.invalid('global is immutable');
+        const a = this.pop(gt.valType);
+        this.charge();
+        if (this.live) this.emit2(Op.GlobalSet, g, a * 2);
+        return;
+      }
+      case 0x25: { // table.get
+        const t = this.tableIndex();
+        const i = this.pop(I32);
+        this.charge();
+        const d = this.push(this.ctx.tables[t]!.elemType);
+        if (this.live) this.emitProducer(Op.TableGet, d, [t, i * 2]);
+        return;
+      }
+      case 0x26: { // table.set
+        const t = this.tableIndex();
+        const v = this.pop(this.ctx.tables[t]!.elemType);
+        const i = this.pop(I32);
+        this.charge();
+        if (this.live) this.emit3(Op.TableSet, t, i * 2, v * 2);
+        return;
+      }
+      case 0x3f: { // memory.size
+        this.zeroByte();
+        this.requireMemory();
+        this.charge();
+        const d = this.push(I32);
+        if (this.live) this.emitProducer(Op.MemorySize, d, []);
+        return;
+      }
+      case 0x40: { // memory.grow
+        this.zeroByte();
+        this.requireMemory();
+        const a = this.pop(I32);
+        this.charge();
+        const d = this.push(I32);
+        if (this.live) this.emitProducer(Op.MemoryGrow, d, [a * 2]);
+        return;
+      }
+      case 0x41: { // i32.const
+        const v = r.s32();
+        this.charge();
+        const d = this.push(I32);
+        if (this.live) this.emitProducer(Op.Const32, d, [v]);
+        return;
+      }
+      case 0x42: { // i64.const
+        const lo = r.s64();
+        const hi = r.hi;
+        this.charge();
+        const d = this.push(I64);
+        if (this.live) this.emitProducer(Op.Const64, d, [lo, hi]);
+        return;
+      }
+      case 0x43: { // f32.const
+        const bits = r.fixed32();
+        this.charge();
+        const d = this.push(F32);
+        if (this.live) this.emitProducer(Op.Const32, d, [bits]);
+        return;
+      }
+      case 0x44: { // f64.const
+        const lo = r.fixed32();
+        const hi = r.fixed32();
+        this.charge();
+        const d = this.push(F64);
+        if (this.live) this.emitProducer(Op.Const64, d, [lo, hi]);
+        return;
+      }
+      case 0xd0: { // ref.null
+        const t = r.u8();
+        if (t !== FUNCREF && t !== EXTERNREF) throw new DecodeError('malformed reference type', r.pos - 1);
+        this.charge();
+        const d = this.push(t);
+        if (this.live) this.emitProducer(Op.RefNull, d, []);
+        return;
+      }
+      case 0xd1: { // ref.is_null
+        const t = this.peekType();
+        if (t !== UNKNOWN && !isRefType(t)) this.invalid(`type mismatch: ref.is_null expects a reference, found ${valTypeName(t)}`);
+        const loc = this.popLoc();
+        this.charge();
+        const d = this.push(I32);
+        if (this.live) this.emitProducer(Op.RefIsNull, d, [loc * 2]);
+        return;
+      }
+      case 0xd2: { // ref.func
+        const f = r.u32();
+        if (f >= this.ctx.funcTypes.length) this.invalid('unknown function');
+        if (!this.ctx.declaredRefs.has(f)) this.invalid('undeclared function reference');
+        this.charge();
+        const d = this.push(FUNCREF);
+        if (this.live) this.emitProducer(Op.RefFunc, d, [f]);
+        return;
+      }
+      case 0xfc:
+        this.prefixed();
+        return;
+      case 0xfd:
+        throw new DecodeError('SIMD instructions (0xfd prefix) are not supported by this engine', r.pos - 1);
+      default:
+        throw new DecodeError(`illegal opcode 0x${op.toString(16)}`, r.pos - 1);
+    }
+  }
+
+  private localIndex(): number {
+    const x = this.r.u32();
+    if (x >= this.numLocals) this.invalid('unknown local');
+    return x;
+  }
+
+  private tableIndex(): number {
+    const t = this.r.u32();
+    if (t >= this.ctx.tables.length) this.invalid('unknown table');
+    return t;
+  }
+
+  private zeroByte(): void {
+    if (this.r.u8() !== 0) throw new DecodeError('zero byte expected', this.r.pos - 1);
+  }
+
+  private requireMemory(): void {
+    if (this.ctx.memoryCount === 0) this.invalid('unknown memory');
+  }
+
+  private valType(): ValType {
+    const t = this.r.u8();
+    if (t === I32 || t === I64 || t === F32 || t === F64 || t === FUNCREF || t === EXTERNREF) return t;
+    if (t === V128) this.invalid('SIMD is not supported');
+    throw new DecodeError('malformed value type', this.r.pos - 1);
+  }
+
+  private storeLocal(x: number, tee: boolean): void {
+    const type = this.localTypes[x]!;
+    const h = this.sp - 1;
+    const producedHere = this.lastDst >= 0 && h >= this.top.height && this.locs[h] === this.slotOf(h) && this.lastDstSlot === this.slotOf(h);
+    const a = this.pop(type);
+    if (!this.live) {
+      if (tee) this.push(type);
+      return;
+    }
+    this.materializeLocal(x);
+    if (producedHere && this.lastDst >= 0) {
+      // The previous instruction computed this value: let it write the local directly.
+      this.out.set(this.lastDst, x * 2);
+      this.lastDst = -1;
+      if (tee) this.pushLocal(type, x);
+      return;
+    }
+    if (a !== x) this.emit2(Op.Copy, x * 2, a * 2);
+    if (tee) this.pushLocal(type, x);
+  }
+
+  private select(typed: ValType | null): void {
+    const c = this.pop(I32);
+    let type: number;
+    let b: number;
+    let a: number;
+    if (typed !== null) {
+      b = this.pop(typed);
+      a = this.pop(typed);
+      type = typed;
+    } else {
+      const tb = this.peekType();
+      b = this.popLoc();
+      const ta = this.peekType();
+      a = this.popLoc();
+      if ((ta !== UNKNOWN && isRefType(ta)) || (tb !== UNKNOWN && isRefType(tb))) {
+        this.invalid('type mismatch: select without a type needs numeric operands');
+      }
+      if (ta !== UNKNOWN && tb !== UNKNOWN && ta !== tb) this.invalid('type mismatch: select operands differ');
+      type = ta === UNKNOWN ? tb : ta;
+    }
+    this.charge();
+    const d = this.push(type);
+    if (this.live) this.emitProducer(Op.Select, d, [c * 2, a * 2, b * 2]);
+  }
+
+  private peekType(): number {
+    return this.sp > this.top.height ? this.types[this.sp - 1]! : UNKNOWN;
+  }
+
+  private popLoc(): number {
+    if (this.sp > this.top.height) return this.pop(UNKNOWN);
+    this.popAny();
+    return this.slotOf(this.sp);
+  }
+
+  private conditionalBranch(target: Control, n: number, cond: number): void {
+    if (target.kind !== Kind.Function && !this.needsCopies(target, n)) {
+      this.emit2(Op.BranchIfNonZero, cond * 2, -1);
+      this.branchTargetPosition(target, this.out.length - 1);
+      return;
+    }
+    this.emit2(Op.BranchIfZero, cond * 2, -1);
+    const skip = this.out.length - 1;
+    if (target.kind === Kind.Function) {
+      // Move deferred results into their own slots on the branch path only.
+      for (let h = this.sp - n; h < this.sp; h++) {
+        const loc = this.locs[h]!;
+        if (loc !== this.slotOf(h)) this.out.push3(Op.Copy, this.slotOf(h) * 2, loc * 2);
+      }
+    } else {
+      this.emitBranchCopies(target, n);
+    }
+    this.emitJumpTo(target, n);
+    this.out.set(skip, this.label());
+  }
+
+  private branchTable(): void {
+    const r = this.r;
+    const count = r.u32();
+    if (count > r.end - r.pos) throw new DecodeError('unexpected end: br_table target count', r.pos);
+    const targets: Control[] = [];
+    for (let i = 0; i <= count; i++) targets.push(this.readLabel());
+    const index = this.pop(I32);
+    const arity = this.labelTypes(targets[count]!).length;
+    for (const t of targets) {
+      const types = this.labelTypes(t);
+      if (types.length !== arity) this.invalid('type mismatch: br_table targets have different arities');
+      this.checkLabelOperands(types);
+    }
+    this.charge();
+    if (this.live) {
+      this.flushFuel();
+      this.out.push2(Op.BranchTable, index * 2);
+      this.out.push(count);
+      const table = this.out.length;
+      for (let i = 0; i <= count; i++) this.out.push(-1);
+      // Each distinct target gets one stub unless it needs no copies and is not a return.
+      const stubs = new Map<Control, number>();
+      for (let i = 0; i <= count; i++) {
+        const t = targets[i]!;
+        if (t.kind !== Kind.Function && !this.needsCopies(t, arity)) {
+          this.branchTargetPosition(t, table + i);
+          continue;
+        }
+        let stub = stubs.get(t);
+        if (stub === undefined) {
+          stub = this.out.length;
+          stubs.set(t, stub);
+          if (t.kind === Kind.Function) {
+            for (let h = this.sp - arity; h < this.sp; h++) {
+              const loc = this.locs[h]!;
+              if (loc !== this.slotOf(h)) this.out.push3(Op.Copy, this.slotOf(h) * 2, loc * 2);
+            }
+          } else {
+            this.emitBranchCopies(t, arity);
+          }
+          this.emitJumpTo(t, arity);
+        }
+        this.out.set(table + i, stub);
+      }
+      this.lastDst = -1;
+    }
+    this.setUnreachable();
+  }
+
+  private call(type: FuncType, op: number, index: number, table: number, indexSlot: number): void {
+    const n = type.params.length;
+    this.checkLabelOperands(type.params);
+    this.charge();
+    if (this.live) {
+      this.materializeTop(n);
+      this.flushFuel();
+    }
+    this.truncate(Math.max(this.sp - n, this.top.height));
+    const argBase = this.slotOf(this.sp) * 2;
+    if (this.live) {
+      if (op === Op.CallIndirect) this.emit4(op, index, table, argBase, indexSlot * 2);
+      else this.emit2(op, index, argBase);
+    }
+    this.pushTypes(type.results);
+  }
+
+  private memoryAccess(op: number): void {
+    const r = this.r;
+    const align = r.u32();
+    const offset = r.u32();
+    this.requireMemory();
+    if (align > MAX_MEMORY_ALIGN[op - 0x28]!) this.invalid('alignment must not be larger than natural');
+    this.charge();
+    if (op <= 0x35) {
+      const resultType = op === 0x28 || (op >= 0x2c && op <= 0x2f) ? I32
+        : op === 0x2a ? F32 : op === 0x2b ? F64 : I64;
+      const addr = this.pop(I32);
+      const d = this.push(resultType);
+      if (this.live) this.emitProducer(op, d, [addr * 2, offset | 0]);
+    } else {
+      const valueType = op === 0x36 || op === 0x3a || op === 0x3b ? I32
+        : op === 0x38 ? F32 : op === 0x39 ? F64 : I64;
+      const v = this.pop(valueType);
+      const addr = this.pop(I32);
+      if (this.live) this.emit3(op, addr * 2, v * 2, offset | 0);
+    }
+  }
+
+  private numeric(op: number): void {
+    const sig = NUMERIC_SIGNATURES[op - 0x45]!;
+    const operandType = sig.operand;
+    let b = 0;
+    if (sig.binary) b = this.pop(operandType);
+    const a = this.pop(operandType);
+    this.charge();
+    const d = this.push(sig.result);
+    if (!this.live) return;
+    if (sig.binary) this.emitProducer(op, d, [a * 2, b * 2]);
+    else if (isReinterpret(op)) this.emitProducer(Op.Copy, d, [a * 2]);
+    else this.emitProducer(op, d, [a * 2]);
+  }
+
+  private prefixed(): void {
+    const r = this.r;
+    const sub = r.u32();
+    if (sub <= 7) {
+      const from = sub === 0 || sub === 1 || sub === 4 || sub === 5 ? F32 : F64;
+      const to = sub < 4 ? I32 : I64;
+      const a = this.pop(from);
+      this.charge();
+      const d = this.push(to);
+      if (this.live) this.emitProducer(Op.TruncSatBase + sub, d, [a * 2]);
+      return;
+    }
+    switch (sub) {
+      case 8: { // memory.init
+        const seg = r.u32();
+        this.zeroByte();
+        this.requireMemory();
+        this.requireDataSegment(seg);
+        const n = this.pop(I32);
+        const s = this.pop(I32);
+        const d = this.pop(I32);
+        this.charge();
+        if (this.live) this.emit4(Op.MemoryInit, seg, d * 2, s * 2, n * 2);
+        return;
+      }
+      case 9: { // data.drop
+        const seg = r.u32();
+        this.requireDataSegment(seg);
+        this.charge();
+        if (this.live) this.emit1(Op.DataDrop, seg);
+        return;
+      }
+      case 10: { // memory.copy
+        this.zeroByte();
+        this.zeroByte();
+        this.requireMemory();
+        const n = this.pop(I32);
+        const s = this.pop(I32);
+        const d = this.pop(I32);
+        this.charge();
+        if (this.live) this.emit3(Op.MemoryCopy, d * 2, s * 2, n * 2);
+        return;
+      }
+      case 11: { // memory.fill
+        this.zeroByte();
+        this.requireMemory();
+        const n = this.pop(I32);
+        const v = this.pop(I32);
+        const d = this.pop(I32);
+        this.charge();
+        if (this.live) this.emit3(Op.MemoryFill, d * 2, v * 2, n * 2);
+        return;
+      }
+      case 12: { // table.init
+        const seg = r.u32();
+        const t = this.tableIndex();
+        const elems = this.ctx.ir.elements;
+        if (seg >= elems.length) this.invalid('unknown elem segment');
+        if (elems[seg]!.elemType !== this.ctx.tables[t]!.elemType) this.invalid('type mismatch: table.init segment and table types differ');
+        const n = this.pop(I32);
+        const s = this.pop(I32);
+        const d = this.pop(I32);
+        this.charge();
+        if (this.live) {
+          this.out.push4(Op.TableInit, t, seg, d * 2);
+          this.out.push2(s * 2, n * 2);
+          this.lastDst = -1;
+        }
+        return;
+      }
+      case 13: { // elem.drop
+        const seg = r.u32();
+        if (seg >= this.ctx.ir.elements.length) this.invalid('unknown elem segment');
+        this.charge();
+        if (this.live) this.emit1(Op.ElemDrop, seg);
+        return;
+      }
+      case 14: { // table.copy
+        const dst = this.tableIndex();
+        const src = this.tableIndex();
+        if (this.ctx.tables[dst]!.elemType !== this.ctx.tables[src]!.elemType) this.invalid('type mismatch: table.copy between tables of different types');
+        const n = this.pop(I32);
+        const s = this.pop(I32);
+        const d = this.pop(I32);
+        this.charge();
+        if (this.live) {
+          this.out.push4(Op.TableCopy, dst, src, d * 2);
+          this.out.push2(s * 2, n * 2);
+          this.lastDst = -1;
+        }
+        return;
+      }
+      case 15: { // table.grow
+        const t = this.tableIndex();
+        const n = this.pop(I32);
+        const init = this.pop(this.ctx.tables[t]!.elemType);
+        this.charge();
+        const d = this.push(I32);
+        if (this.live) this.emitProducer(Op.TableGrow, d, [t, init * 2, n * 2]);
+        return;
+      }
+      case 16: { // table.size
+        const t = this.tableIndex();
+        this.charge();
+        const d = this.push(I32);
+        if (this.live) this.emitProducer(Op.TableSize, d, [t]);
+        return;
+      }
+      case 17: { // table.fill
+        const t = this.tableIndex();
+        const n = this.pop(I32);
+        const v = this.pop(this.ctx.tables[t]!.elemType);
+        const i = this.pop(I32);
+        this.charge();
+        if (this.live) this.emit4(Op.TableFill, t, i * 2, v * 2, n * 2);
+        return;
+      }
+      default:
+        throw new DecodeError(`illegal opcode 0xfc ${sub}`, r.pos - 1);
+    }
+  }
+
+  private emit4(op: number, a: number, b: number, c: number, d: number): void {
+    this.out.push4(op, a, b, c);
+    this.out.push(d);
+    this.lastDst = -1;
+  }
+
+  private requireDataSegment(seg: number): void {
+    const count = this.ctx.ir.dataCount;
+    if (count === null) this.invalid('data count section required');
+    if (seg >= count) this.invalid('unknown data segment');
+  }
+}
+
+function isReinterpret(op: number): boolean {
+  return op >= 0xbc && op <= 0xbf;
+}
+
+interface NumericSignature {
+  readonly operand: ValType;
+  readonly result: ValType;
+  readonly binary: boolean;
+}
+
+/** Operand and result types of 0x45..0xC4, indexed by opcode - 0x45. */
+const NUMERIC_SIGNATURES: readonly NumericSignature[] = (() => {
+  const table: NumericSignature[] = [];
+  const range = (from: number, to: number, operand: ValType, result: ValType, binary: boolean): void => {
+    for (let op = from; op <= to; op++) table[op - 0x45] = { operand, result, binary };
+  };
+  range(0x45, 0x45, I32, I32, false);
+  range(0x46, 0x4f, I32, I32, true);
+  range(0x50, 0x50, I64, I32, false);
+  range(0x51, 0x5a, I64, I32, true);
+  range(0x5b, 0x60, F32, I32, true);
+  range(0x61, 0x66, F64, I32, true);
+  range(0x67, 0x69, I32, I32, false);
+  range(0x6a, 0x78, I32, I32, true);
+  range(0x79, 0x7b, I64, I64, false);
+  range(0x7c, 0x8a, I64, I64, true);
+  range(0x8b, 0x91, F32, F32, false);
+  range(0x92, 0x98, F32, F32, true);
+  range(0x99, 0x9f, F64, F64, false);
+  range(0xa0, 0xa6, F64, F64, true);
+  range(0xa7, 0xa7, I64, I32, false);
+  range(0xa8, 0xa9, F32, I32, false);
+  range(0xaa, 0xab, F64, I32, false);
+  range(0xac, 0xad, I32, I64, false);
+  range(0xae, 0xaf, F32, I64, false);
+  range(0xb0, 0xb1, F64, I64, false);
+  range(0xb2, 0xb3, I32, F32, false);
+  range(0xb4, 0xb5, I64, F32, false);
+  range(0xb6, 0xb6, F64, F32, false);
+  range(0xb7, 0xb8, I32, F64, false);
+  range(0xb9, 0xba, I64, F64, false);
+  range(0xbb, 0xbb, F32, F64, false);
+  range(0xbc, 0xbc, F32, I32, false);
+  range(0xbd, 0xbd, F64, I64, false);
+  range(0xbe, 0xbe, I32, F32, false);
+  range(0xbf, 0xbf, I64, F64, false);
+  range(0xc0, 0xc1, I32, I32, false);
+  range(0xc2, 0xc4, I64, I64, false);
+  return table;
+})();

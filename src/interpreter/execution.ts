@@ -1,0 +1,206 @@
+/**
+ * One invocation of a function, as a resumable state machine.
+ *
+ * WebAssembly calls never recurse on the JavaScript stack: frames live in `frames` as
+ * (return pc, return base, instance id) triples and values in one growable stack buffer.
+ * `resume()` runs the dispatch loop (interpreter.ts) until the function returns, the fuel
+ * slice is spent, a host function was called, or an asynchronous host call is pending; all
+ * of these leave the state here, so the caller may yield to the event loop in between.
+ */
+import { Trap, TrapKind } from './errors.js';
+import type { Instance } from './instance.js';
+import { runLoop } from './interpreter.js';
+import type { FuncInst, Store } from './store.js';
+import { EXTERNREF, FUNCREF, type ValType } from './types.js';
+import { FuncRef, WasmValue } from './values.js';
+
+export type Status = 'done' | 'paused' | 'pending';
+
+const INITIAL_STACK_WORDS = 2048;
+const MAX_STACK_WORDS = 1 << 22;
+const INITIAL_FRAME_WORDS = 3 * 64;
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class Execution {
+  s32: Int32Array;
+  f32: Float32Array;
+  f64: Float64Array;
+  frames: Int32Array;
+  fsp = 0;
+  pc = 0;
+  base = 0;
+  inst: Instance | null;
+  /** How much fuel the next resume() may spend before pausing. */
+  sliceFuel = Infinity;
+  results: WasmValue[] = [];
+  /** The promise of a pending asynchronous host call; await it, then resume(). */
+  pending: Promise<void> | null = null;
+  private settled: Settled | null = null;
+  /** The host function whose promise is pending, and where its results go. */
+  private pendingHost: FuncInst | null = null;
+  private pendingBase = 0;
+  private finished = false;
+  /** Fuel charged at entry must be checked before the first instruction runs. */
+  private entryCheck = true;
+  private readonly resultTypes: readonly ValType[];
+
+  constructor(readonly store: Store, readonly func: FuncInst, args: readonly WasmValue[]) {
+    const params = func.type.params;
+    if (args.length !== params.length) {
+      throw new TypeError(`expected ${params.length} arguments, got ${args.length}`);
+    }
+    this.resultTypes = func.type.results;
+    const words = Math.max(INITIAL_STACK_WORDS, 2 * Math.max(params.length, this.resultTypes.length) + 16);
+    const buffer = new ArrayBuffer(words * 4);
+    this.s32 = new Int32Array(buffer);
+    this.f32 = new Float32Array(buffer);
+    this.f64 = new Float64Array(buffer);
+    this.frames = new Int32Array(INITIAL_FRAME_WORDS);
+    args.forEach((v, i) => {
+      if (v.type !== params[i]) throw new TypeError(`argument ${i} has the wrong type`);
+      this.writeValue(2 * i, v);
+    });
+    this.inst = func.instance;
+    // The bottom frame returns to pc -1, which ends the execution.
+    this.frames[0] = -1;
+    this.frames[1] = 0;
+    this.frames[2] = -1;
+    this.fsp = 3;
+    if (func.instance !== null) {
+      const fns = func.instance.module.functions;
+      this.ensureStack(fns.frameWords[func.index]!);
+      this.s32.fill(0, fns.paramWords[func.index]!, fns.localWords[func.index]!);
+      this.pc = fns.entry[func.index]!;
+    }
+    store.fuel -= 1;
+  }
+
+  resume(): Status {
+    if (this.finished) return 'done';
+    const store = this.store;
+    if (this.settled !== null) {
+      this.deliverSettled();
+      if (this.finished) return 'done';
+    }
+    if (store.engine.epoch >= store.epochDeadline) throw new Trap(TrapKind.Interrupt);
+    if (this.entryCheck) {
+      this.entryCheck = false;
+      if (store.fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
+      if (this.inst === null) return this.callHost(this.func, 0) ? this.finishHostEntry() : 'pending';
+    }
+    if (this.pendingHost !== null) return 'pending';
+    const status = runLoop(this);
+    if (status === 'done') this.finish();
+    return status;
+  }
+
+  private finishHostEntry(): Status {
+    this.finish();
+    return 'done';
+  }
+
+  private finish(): void {
+    this.finished = true;
+    this.results = this.resultTypes.map((t, i) => this.readValue(2 * i, t));
+  }
+
+  /**
+   * Calls a host function with the arguments at `base` (words). Returns true when it
+   * finished synchronously (its results are in place), false when its promise is pending.
+   */
+  callHost(f: FuncInst, base: number): boolean {
+    const args = f.type.params.map((t, i) => this.readValue(base + 2 * i, t));
+    const caller = { instance: this.inst };
+    const out = f.host!(args, caller);
+    if (out instanceof Promise) {
+      this.pendingHost = f;
+      this.pendingBase = base;
+      this.pending = out.then(
+        (value) => { this.settled = { ok: true, value }; },
+        (error: unknown) => { this.settled = { ok: false, error }; },
+      );
+      return false;
+    }
+    this.writeHostResults(f, base, out);
+    return true;
+  }
+
+  private deliverSettled(): void {
+    const settled = this.settled!;
+    const f = this.pendingHost!;
+    this.settled = null;
+    this.pending = null;
+    this.pendingHost = null;
+    if (!settled.ok) throw settled.error;
+    this.writeHostResults(f, this.pendingBase, settled.value);
+    if (this.inst === null) this.finish();
+  }
+
+  private writeHostResults(f: FuncInst, base: number, out: unknown): void {
+    const types = f.type.results;
+    if (!Array.isArray(out) || out.length !== types.length) {
+      throw new TypeError(`host function returned ${Array.isArray(out) ? out.length : 'a non-array'} values, expected ${types.length}`);
+    }
+    this.ensureStack(base + 2 * types.length);
+    out.forEach((v: unknown, i) => {
+      if (!(v instanceof WasmValue) || v.type !== types[i]) throw new TypeError(`host function result ${i} has the wrong type`);
+      this.writeValue(base + 2 * i, v);
+    });
+  }
+
+  private readValue(word: number, type: ValType): WasmValue {
+    if (type === FUNCREF || type === EXTERNREF) return this.store.idToRef(type, this.s32[word]!);
+    return WasmValue.fromHalves(type, this.s32[word]!, this.s32[word + 1]!);
+  }
+
+  private writeValue(word: number, v: WasmValue): void {
+    if (v.type === FUNCREF || v.type === EXTERNREF) {
+      this.s32[word] = this.store.refToId(v);
+    } else {
+      this.s32[word] = v.lo;
+      this.s32[word + 1] = v.hi;
+    }
+  }
+
+  /** Makes the value stack at least `words` long, or traps when that is past the limit. */
+  ensureStack(words: number): void {
+    if (words <= this.s32.length) return;
+    if (words > MAX_STACK_WORDS) throw new Trap(TrapKind.StackOverflow);
+    let size = this.s32.length * 2;
+    while (size < words) size *= 2;
+    const buffer = new ArrayBuffer(Math.min(size, MAX_STACK_WORDS) * 4);
+    const s32 = new Int32Array(buffer);
+    s32.set(this.s32);
+    this.s32 = s32;
+    this.f32 = new Float32Array(buffer);
+    this.f64 = new Float64Array(buffer);
+  }
+
+  /** Makes room for one more frame, or traps past the store's call depth. */
+  growFrames(): Int32Array {
+    const depth = this.frames.length / 3;
+    if (depth >= this.store.maxCallDepth + 1) throw new Trap(TrapKind.StackOverflow);
+    const frames = new Int32Array(Math.min(depth * 2, this.store.maxCallDepth + 1) * 3);
+    frames.set(this.frames);
+    this.frames = frames;
+    return frames;
+  }
+}
+
+/** Prepares an execution of `func` with `args`; nothing runs until resume(). */
+export function invoke(store: Store, func: FuncRef, args: readonly WasmValue[]): Execution {
+  const f = store.funcs[func.id];
+  if (f === undefined || !(func instanceof FuncRef)) throw new TypeError('not a function of this store');
+  return new Execution(store, f, args);
+}
+
+/** Runs `func` to completion without yielding; asynchronous host functions are refused. */
+export function invokeSync(store: Store, func: FuncRef, args: readonly WasmValue[]): WasmValue[] {
+  const execution = invoke(store, func, args);
+  for (;;) {
+    const status = execution.resume();
+    if (status === 'done') return execution.results;
+    if (status === 'pending') throw new TypeError('an asynchronous host function cannot be called synchronously');
+  }
+}

@@ -1,0 +1,11 @@
+/** The engine's embedding API; see docs/engine-api.md. */
+export { compileModule, CompiledModule } from './module.js';
+export { Engine, Store, FuncInst, MemoryInst, TableInst, GlobalInst, PAGE_SIZE } from './store.js';
+export type { Caller, ExternVal, HostFunction, StoreOptions } from './store.js';
+export { instantiate, Instance } from './instance.js';
+export type { ImportResolver } from './instance.js';
+export { Execution, invoke, invokeSync } from './execution.js';
+export type { Status } from './execution.js';
+export { FuncRef, WasmValue } from './values.js';
+export { DecodeError, ValidationError, LinkError, Trap, TrapKind, WasmError } from './errors.js';
+export * from './types.js';

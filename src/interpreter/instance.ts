@@ -1,0 +1,193 @@
+/**
+ * Instantiation: resolving and checking imports, allocating an instance's functions, tables,
+ * memory and globals in a store, and applying its active segments.
+ */
+import { LinkError, Trap, TrapKind } from './errors.js';
+import type { CompiledModule } from './module.js';
+import {
+  type ExternVal, FuncInst, GlobalInst, MemoryInst, NULL_REF, type Store, TableInst,
+} from './store.js';
+import type { ConstExpr, FuncType, Import, Limits } from './types.js';
+import { FuncRef } from './values.js';
+
+export class Instance {
+  /** Store function id of each function index. */
+  readonly funcIds: Int32Array;
+  /** Store signature id of each type index. */
+  readonly sigIds: Int32Array;
+  readonly code: Int32Array;
+  memory: MemoryInst | null = null;
+  readonly tables: TableInst[] = [];
+  readonly globals: GlobalInst[] = [];
+  /** Passive data segments still available to memory.init (dropped ones are empty). */
+  readonly dataSegments: Uint8Array[];
+  /** Element segments as engine references (dropped ones are empty). */
+  readonly elemSegments: Int32Array[] = [];
+  readonly exports = new Map<string, ExternVal>();
+  startFunction: FuncRef | null = null;
+  /** Position in `store.instances`; frames record it to find their instance again. */
+  readonly id: number;
+
+  constructor(readonly store: Store, readonly module: CompiledModule) {
+    this.funcIds = new Int32Array(module.funcTypes.length);
+    this.sigIds = new Int32Array(module.ir.types.map((t) => store.signatureId(t)));
+    this.code = module.functions.code;
+    this.dataSegments = module.ir.data.map((d) => d.bytes);
+    this.id = store.instances.length;
+    store.instances.push(this);
+  }
+}
+
+export type ImportResolver = (imp: Import) => ExternVal | undefined;
+
+export function instantiate(store: Store, module: CompiledModule, resolve: ImportResolver): Instance {
+  const ir = module.ir;
+  const imported = ir.imports.map((imp) => {
+    const value = resolve(imp);
+    if (value === undefined) throw new LinkError(`unknown import: ${imp.module}::${imp.name}`);
+    checkImport(store, module, imp, value);
+    return value;
+  });
+
+  const inst = new Instance(store, module);
+  let funcIndex = 0;
+  for (const value of imported) {
+    if (value instanceof FuncRef) inst.funcIds[funcIndex++] = value.id;
+    else if (value instanceof TableInst) inst.tables.push(value);
+    else if (value instanceof MemoryInst) inst.memory = value;
+    else inst.globals.push(value);
+  }
+  for (let i = module.numImportedFuncs; i < module.funcTypes.length; i++) {
+    const type = module.funcTypes[i]!;
+    inst.funcIds[i] = store.addFunction(new FuncInst(type, store.signatureId(type), inst, i, null));
+  }
+  for (const t of ir.tables) inst.tables.push(new TableInst(store, t, NULL_REF));
+  for (const m of ir.memories) inst.memory = new MemoryInst(store, m);
+  for (const g of ir.globals) {
+    const global = new GlobalInst(store, g.type);
+    evalConst(inst, g.init, global);
+    inst.globals.push(global);
+  }
+  for (const e of ir.exports) inst.exports.set(e.name, exportedValue(inst, e.kind, e.index));
+  const scratch: Halves = { lo: 0, hi: 0 };
+  for (const seg of ir.elements) {
+    const refs = new Int32Array(seg.init.length);
+    seg.init.forEach((expr, i) => {
+      evalConst(inst, expr, scratch);
+      refs[i] = scratch.lo;
+    });
+    inst.elemSegments.push(refs);
+  }
+  ir.elements.forEach((seg, i) => {
+    if (seg.mode === 'active') {
+      evalConst(inst, seg.offset!, scratch);
+      initTable(inst, seg.table, i, scratch.lo >>> 0, 0, seg.init.length);
+    }
+    if (seg.mode !== 'passive') inst.elemSegments[i] = EMPTY_REFS;
+  });
+  ir.data.forEach((seg, i) => {
+    if (seg.mode !== 'active') return;
+    evalConst(inst, seg.offset!, scratch);
+    initMemory(inst, i, scratch.lo >>> 0, 0, seg.bytes.length);
+    inst.dataSegments[i] = EMPTY_BYTES;
+  });
+  if (ir.start !== null) inst.startFunction = new FuncRef(inst.funcIds[ir.start]!);
+  return inst;
+}
+
+const EMPTY_REFS = new Int32Array(0);
+const EMPTY_BYTES = new Uint8Array(0);
+
+/** table.init: copies `n` references of element segment `seg` from `s` to table `t` at `d`. */
+export function initTable(inst: Instance, t: number, seg: number, d: number, s: number, n: number): void {
+  const table = inst.tables[t]!;
+  const refs = inst.elemSegments[seg]!;
+  if (s + n > refs.length || d + n > table.size) throw new Trap(TrapKind.TableOutOfBounds);
+  table.elements.set(refs.subarray(s, s + n), d);
+}
+
+/** memory.init: copies `n` bytes of data segment `seg` from `s` to memory at `d`. */
+export function initMemory(inst: Instance, seg: number, d: number, s: number, n: number): void {
+  const bytes = inst.dataSegments[seg]!;
+  const memory = inst.memory!;
+  if (s + n > bytes.length || d + n > memory.byteLength) throw new Trap(TrapKind.MemoryOutOfBounds);
+  memory.bytes.set(bytes.subarray(s, s + n), d);
+}
+
+function exportedValue(inst: Instance, kind: string, index: number): ExternVal {
+  switch (kind) {
+    case 'func': return new FuncRef(inst.funcIds[index]!);
+    case 'table': return inst.tables[index]!;
+    case 'memory': return inst.memory!;
+    default: return inst.globals[index]!;
+  }
+}
+
+interface Halves {
+  lo: number;
+  hi: number;
+}
+
+/** Evaluates a validated constant expression into `out` (its low and high halves). */
+function evalConst(inst: Instance, expr: ConstExpr, out: Halves): void {
+  const c = expr[0]!;
+  switch (c.op) {
+    case 0x23: {
+      const g = inst.globals[c.a]!;
+      out.lo = g.lo;
+      out.hi = g.hi;
+      return;
+    }
+    case 0xd0:
+      out.lo = NULL_REF;
+      out.hi = 0;
+      return;
+    case 0xd2:
+      out.lo = inst.funcIds[c.a]!;
+      out.hi = 0;
+      return;
+    default: // i32/i64/f32/f64.const carry their bits in a and b
+      out.lo = c.a;
+      out.hi = c.b;
+  }
+}
+
+function checkImport(store: Store, module: CompiledModule, imp: Import, value: ExternVal): void {
+  const d = imp.desc;
+  const where = `${imp.module}::${imp.name}`;
+  const mismatch = (why: string): never => {
+    throw new LinkError(`incompatible import type for ${where}: ${why}`);
+  };
+  switch (d.kind) {
+    case 'func': {
+      if (!(value instanceof FuncRef)) return mismatch('expected a function');
+      const actual = store.funcs[value.id];
+      if (actual === undefined) return mismatch('function from another store');
+      if (!sameFuncType(actual.type, module.ir.types[d.typeIndex]!)) return mismatch('function types differ');
+      return;
+    }
+    case 'table':
+      if (!(value instanceof TableInst)) return mismatch('expected a table');
+      if (value.type.elemType !== d.type.elemType) return mismatch('element types differ');
+      if (!limitsMatch(value.size, value.type.limits.max, d.type.limits)) return mismatch('table limits do not match');
+      return;
+    case 'memory':
+      if (!(value instanceof MemoryInst)) return mismatch('expected a memory');
+      if (!limitsMatch(value.pages, value.type.limits.max, d.type.limits)) return mismatch('memory limits do not match');
+      return;
+    case 'global':
+      if (!(value instanceof GlobalInst)) return mismatch('expected a global');
+      if (value.type.valType !== d.type.valType || value.type.mutable !== d.type.mutable) return mismatch('global types differ');
+  }
+}
+
+function limitsMatch(size: number, max: number | null, wanted: Limits): boolean {
+  if (size < wanted.min) return false;
+  if (wanted.max === null) return true;
+  return max !== null && max <= wanted.max;
+}
+
+function sameFuncType(a: FuncType, b: FuncType): boolean {
+  return a.params.length === b.params.length && a.results.length === b.results.length
+    && a.params.every((t, i) => t === b.params[i]) && a.results.every((t, i) => t === b.results[i]);
+}

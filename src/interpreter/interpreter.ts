@@ -1,0 +1,860 @@
+/**
+ * The dispatch loop. Everything an instruction touches is held in local variables so that
+ * V8 keeps them in registers: the code array, the value stack views, the frame base, the
+ * current instance's memory view. Operands are word offsets from `base` (see opcodes.ts).
+ *
+ * Every ordinary case ends in `continue`; only the call instructions `break` out of the
+ * switch, into the one shared sequence that enters a WebAssembly function.
+ */
+import { Trap, TrapKind } from './errors.js';
+import type { Execution, Status } from './execution.js';
+import type { Instance } from './instance.js';
+import { bulkOperation } from './bulk.js';
+import * as N from './numeric.js';
+import { Op } from './opcodes.js';
+import type { MemoryInst } from './store.js';
+
+const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
+
+function memoryTrap(): Trap {
+  return new Trap(TrapKind.MemoryOutOfBounds);
+}
+
+export function runLoop(ex: Execution): Status {
+  const store = ex.store;
+  let s32 = ex.s32;
+  let f32 = ex.f32;
+  let f64 = ex.f64;
+  let frames = ex.frames;
+  let fsp = ex.fsp;
+  let pc = ex.pc;
+  let base = ex.base;
+  let inst: Instance = ex.inst!;
+  let code = inst.code;
+  let fns = inst.module.functions;
+  let mem: MemoryInst | null = inst.memory;
+  let view = mem !== null ? mem.view : EMPTY_VIEW;
+  let memLen = view.byteLength;
+  let fuel = store.fuel;
+  const checkpoint = Math.max(0, fuel - Math.max(1, ex.sliceFuel));
+
+  // Parameters of the function being entered (set by the call instructions).
+  let callIndex = 0;
+  let callBase = 0;
+  let returnPc = 0;
+
+  try {
+    for (;;) {
+      switch (code[pc]) {
+        // ---- control ------------------------------------------------------------------
+        case Op.Unreachable:
+          throw new Trap(TrapKind.Unreachable);
+        case Op.Jump:
+          pc = code[pc + 1]!;
+          continue;
+        case Op.BranchIfNonZero:
+          pc = s32[base + code[pc + 1]!] !== 0 ? code[pc + 2]! : pc + 3;
+          continue;
+        case Op.BranchIfZero:
+          pc = s32[base + code[pc + 1]!] === 0 ? code[pc + 2]! : pc + 3;
+          continue;
+        case Op.BranchTable: {
+          const i = s32[base + code[pc + 1]!]! >>> 0;
+          const n = code[pc + 2]!;
+          pc = code[pc + 3 + (i < n ? i : n)]!;
+          continue;
+        }
+        case Op.Copy: {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          s32[d] = s32[a]!;
+          s32[d + 1] = s32[a + 1]!;
+          pc += 3;
+          continue;
+        }
+        case Op.Const32:
+          s32[base + code[pc + 1]!] = code[pc + 2]!;
+          pc += 3;
+          continue;
+        case Op.Const64: {
+          const d = base + code[pc + 1]!;
+          s32[d] = code[pc + 2]!;
+          s32[d + 1] = code[pc + 3]!;
+          pc += 4;
+          continue;
+        }
+        case Op.Fuel:
+          fuel -= code[pc + 1]!;
+          pc += 2;
+          continue;
+        case Op.Loop:
+          if (fuel <= checkpoint) {
+            if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
+            ex.pc = pc;
+            ex.base = base;
+            ex.fsp = fsp;
+            ex.inst = inst;
+            return 'paused';
+          }
+          pc += 1;
+          continue;
+        case Op.Call:
+          callIndex = code[pc + 1]!;
+          callBase = base + code[pc + 2]!;
+          returnPc = pc + 3;
+          break;
+        case Op.CallImport:
+        case Op.CallIndirect: {
+          let fid: number;
+          if (code[pc] === Op.CallImport) {
+            fid = inst.funcIds[code[pc + 1]!]!;
+            callBase = base + code[pc + 2]!;
+            returnPc = pc + 3;
+          } else {
+            const table = inst.tables[code[pc + 2]!]!;
+            const i = s32[base + code[pc + 4]!]! >>> 0;
+            if (i >= table.size) throw new Trap(TrapKind.TableOutOfBounds);
+            fid = table.elements[i]!;
+            if (fid < 0) throw new Trap(TrapKind.UninitializedElement);
+            if (store.funcs[fid]!.sig !== inst.sigIds[code[pc + 1]!]) throw new Trap(TrapKind.IndirectCallTypeMismatch);
+            callBase = base + code[pc + 3]!;
+            returnPc = pc + 5;
+          }
+          const callee = store.funcs[fid]!;
+          if (callee.instance === null) {
+            // Host functions run outside the loop; pause so the driver sees the clock.
+            store.fuel = fuel;
+            ex.pc = returnPc;
+            ex.base = base;
+            ex.fsp = fsp;
+            ex.inst = inst;
+            if (ex.callHost(callee, callBase)) return 'paused';
+            return 'pending';
+          }
+          if (callee.instance !== inst) {
+            // Entering another instance: push our frame now, then switch instances.
+            if (fsp === frames.length) frames = ex.growFrames();
+            frames[fsp] = returnPc;
+            frames[fsp + 1] = base;
+            frames[fsp + 2] = inst.id;
+            fsp += 3;
+            inst = callee.instance;
+            code = inst.code;
+            fns = inst.module.functions;
+            mem = inst.memory;
+            view = mem !== null ? mem.view : EMPTY_VIEW;
+            memLen = view.byteLength;
+            callIndex = callee.index;
+            returnPc = -2; // frame already pushed
+            break;
+          }
+          callIndex = callee.index;
+          break;
+        }
+        case Op.Return: {
+          const src = base + code[pc + 1]!;
+          const end = base + 2 * code[pc + 2]!;
+          for (let d = base, s = src; d < end; d++, s++) s32[d] = s32[s]!;
+          fsp -= 3;
+          pc = frames[fsp]!;
+          base = frames[fsp + 1]!;
+          if (pc < 0) {
+            store.fuel = fuel;
+            ex.fsp = fsp;
+            return 'done';
+          }
+          const id = frames[fsp + 2]!;
+          if (id !== inst.id) {
+            inst = store.instances[id]!;
+            code = inst.code;
+            fns = inst.module.functions;
+            mem = inst.memory;
+          }
+          // The callee may have grown the memory.
+          if (mem !== null) {
+            view = mem.view;
+            memLen = view.byteLength;
+          }
+          continue;
+        }
+        case Op.Select: {
+          const d = base + code[pc + 1]!;
+          const src = base + (s32[base + code[pc + 2]!] !== 0 ? code[pc + 3]! : code[pc + 4]!);
+          s32[d] = s32[src]!;
+          s32[d + 1] = s32[src + 1]!;
+          pc += 5;
+          continue;
+        }
+        case Op.GlobalGet: {
+          const d = base + code[pc + 1]!;
+          const g = inst.globals[code[pc + 2]!]!;
+          s32[d] = g.lo;
+          s32[d + 1] = g.hi;
+          pc += 3;
+          continue;
+        }
+        case Op.GlobalSet: {
+          const g = inst.globals[code[pc + 1]!]!;
+          const a = base + code[pc + 2]!;
+          g.lo = s32[a]!;
+          g.hi = s32[a + 1]!;
+          pc += 3;
+          continue;
+        }
+        case Op.MemorySize:
+          s32[base + code[pc + 1]!] = memLen / 65536;
+          pc += 2;
+          continue;
+        case Op.MemoryGrow: {
+          s32[base + code[pc + 1]!] = mem!.grow(s32[base + code[pc + 2]!]! >>> 0);
+          view = mem!.view;
+          memLen = view.byteLength;
+          pc += 3;
+          continue;
+        }
+        case Op.RefNull:
+          s32[base + code[pc + 1]!] = -1;
+          pc += 2;
+          continue;
+        case Op.RefIsNull:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === -1 ? 1 : 0;
+          pc += 3;
+          continue;
+        case Op.RefFunc:
+          s32[base + code[pc + 1]!] = inst.funcIds[code[pc + 2]!]!;
+          pc += 3;
+          continue;
+        case Op.TableGet:
+        case Op.TableSet:
+        case Op.TableSize:
+        case Op.TableGrow:
+        case Op.TableFill:
+        case Op.TableCopy:
+        case Op.TableInit:
+        case Op.ElemDrop:
+        case Op.MemoryInit:
+        case Op.DataDrop:
+        case Op.MemoryCopy:
+        case Op.MemoryFill:
+          pc = bulkOperation(inst, code, pc, s32, base);
+          continue;
+
+        // ---- memory -------------------------------------------------------------------
+        case 0x28: // i32.load
+        case 0x2a: { // f32.load
+          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 4 > memLen) throw memoryTrap();
+          s32[base + code[pc + 1]!] = view.getInt32(ea, true);
+          pc += 4;
+          continue;
+        }
+        case 0x29: // i64.load
+        case 0x2b: { // f64.load
+          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 8 > memLen) throw memoryTrap();
+          const d = base + code[pc + 1]!;
+          s32[d] = view.getInt32(ea, true);
+          s32[d + 1] = view.getInt32(ea + 4, true);
+          pc += 4;
+          continue;
+        }
+        case 0x2c: { // i32.load8_s
+          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 1 > memLen) throw memoryTrap();
+          s32[base + code[pc + 1]!] = view.getInt8(ea);
+          pc += 4;
+          continue;
+        }
+        case 0x2d: { // i32.load8_u
+          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 1 > memLen) throw memoryTrap();
+          s32[base + code[pc + 1]!] = view.getUint8(ea);
+          pc += 4;
+          continue;
+        }
+        case 0x2e: { // i32.load16_s
+          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 2 > memLen) throw memoryTrap();
+          s32[base + code[pc + 1]!] = view.getInt16(ea, true);
+          pc += 4;
+          continue;
+        }
+        case 0x2f: { // i32.load16_u
+          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 2 > memLen) throw memoryTrap();
+          s32[base + code[pc + 1]!] = view.getUint16(ea, true);
+          pc += 4;
+          continue;
+        }
+        case 0x30: // i64.load8_s
+        case 0x31: // i64.load8_u
+        case 0x32: // i64.load16_s
+        case 0x33: // i64.load16_u
+        case 0x34: // i64.load32_s
+        case 0x35: { // i64.load32_u
+          const op = code[pc]!;
+          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const size = op < 0x32 ? 1 : op < 0x34 ? 2 : 4;
+          if (ea + size > memLen) throw memoryTrap();
+          let lo: number;
+          switch (op) {
+            case 0x30: lo = view.getInt8(ea); break;
+            case 0x31: lo = view.getUint8(ea); break;
+            case 0x32: lo = view.getInt16(ea, true); break;
+            case 0x33: lo = view.getUint16(ea, true); break;
+            default: lo = view.getInt32(ea, true);
+          }
+          const d = base + code[pc + 1]!;
+          s32[d] = lo;
+          s32[d + 1] = (op & 1) === 1 ? 0 : lo >> 31; // odd opcodes are the unsigned loads
+          pc += 4;
+          continue;
+        }
+        case 0x36: // i32.store
+        case 0x38: // f32.store
+        case 0x3e: { // i64.store32
+          const ea = (s32[base + code[pc + 1]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 4 > memLen) throw memoryTrap();
+          view.setInt32(ea, s32[base + code[pc + 2]!]!, true);
+          pc += 4;
+          continue;
+        }
+        case 0x37: // i64.store
+        case 0x39: { // f64.store
+          const ea = (s32[base + code[pc + 1]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 8 > memLen) throw memoryTrap();
+          const a = base + code[pc + 2]!;
+          view.setInt32(ea, s32[a]!, true);
+          view.setInt32(ea + 4, s32[a + 1]!, true);
+          pc += 4;
+          continue;
+        }
+        case 0x3a: // i32.store8
+        case 0x3c: { // i64.store8
+          const ea = (s32[base + code[pc + 1]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 1 > memLen) throw memoryTrap();
+          view.setInt8(ea, s32[base + code[pc + 2]!]!);
+          pc += 4;
+          continue;
+        }
+        case 0x3b: // i32.store16
+        case 0x3d: { // i64.store16
+          const ea = (s32[base + code[pc + 1]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          if (ea + 2 > memLen) throw memoryTrap();
+          view.setInt16(ea, s32[base + code[pc + 2]!]!, true);
+          pc += 4;
+          continue;
+        }
+
+        // ---- i32 ----------------------------------------------------------------------
+        case 0x45:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === 0 ? 1 : 0;
+          pc += 3;
+          continue;
+        case 0x46:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === s32[base + code[pc + 3]!] ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x47:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] !== s32[base + code[pc + 3]!] ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x48:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! < s32[base + code[pc + 3]!]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x49:
+          s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) < (s32[base + code[pc + 3]!]! >>> 0) ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x4a:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! > s32[base + code[pc + 3]!]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x4b:
+          s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) > (s32[base + code[pc + 3]!]! >>> 0) ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x4c:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! <= s32[base + code[pc + 3]!]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x4d:
+          s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) <= (s32[base + code[pc + 3]!]! >>> 0) ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x4e:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >= s32[base + code[pc + 3]!]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x4f:
+          s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) >= (s32[base + code[pc + 3]!]! >>> 0) ? 1 : 0;
+          pc += 4;
+          continue;
+
+        // ---- i64 comparisons ----------------------------------------------------------
+        case 0x50: {
+          const a = base + code[pc + 2]!;
+          s32[base + code[pc + 1]!] = (s32[a]! | s32[a + 1]!) === 0 ? 1 : 0;
+          pc += 3;
+          continue;
+        }
+        case 0x51:
+        case 0x52: {
+          const a = base + code[pc + 2]!;
+          const b = base + code[pc + 3]!;
+          const eq = s32[a] === s32[b] && s32[a + 1] === s32[b + 1];
+          s32[base + code[pc + 1]!] = eq === (code[pc] === 0x51) ? 1 : 0;
+          pc += 4;
+          continue;
+        }
+        case 0x53: case 0x54: case 0x55: case 0x56: case 0x57: case 0x58: case 0x59: case 0x5a: {
+          const op = code[pc]!;
+          const a = base + code[pc + 2]!;
+          const b = base + code[pc + 3]!;
+          const ahi = s32[a + 1]!;
+          const bhi = s32[b + 1]!;
+          // Compare high halves (signed or unsigned), then low halves unsigned: -1, 0 or 1.
+          let c: number;
+          if (ahi !== bhi) {
+            const signed = (op & 1) === 1; // 0x53 lt_s, 0x55 gt_s, 0x57 le_s, 0x59 ge_s
+            c = signed ? (ahi < bhi ? -1 : 1) : ((ahi >>> 0) < (bhi >>> 0) ? -1 : 1);
+          } else {
+            const alo = s32[a]! >>> 0;
+            const blo = s32[b]! >>> 0;
+            c = alo < blo ? -1 : alo > blo ? 1 : 0;
+          }
+          let r: boolean;
+          if (op <= 0x54) r = c < 0;
+          else if (op <= 0x56) r = c > 0;
+          else if (op <= 0x58) r = c <= 0;
+          else r = c >= 0;
+          s32[base + code[pc + 1]!] = r ? 1 : 0;
+          pc += 4;
+          continue;
+        }
+
+        // ---- float comparisons --------------------------------------------------------
+        case 0x5b:
+          s32[base + code[pc + 1]!] = f32[base + code[pc + 2]!] === f32[base + code[pc + 3]!] ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x5c:
+          s32[base + code[pc + 1]!] = f32[base + code[pc + 2]!] !== f32[base + code[pc + 3]!] ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x5d:
+          s32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! < f32[base + code[pc + 3]!]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x5e:
+          s32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! > f32[base + code[pc + 3]!]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x5f:
+          s32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! <= f32[base + code[pc + 3]!]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x60:
+          s32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! >= f32[base + code[pc + 3]!]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x61:
+          s32[base + code[pc + 1]!] = f64[(base + code[pc + 2]!) >> 1] === f64[(base + code[pc + 3]!) >> 1] ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x62:
+          s32[base + code[pc + 1]!] = f64[(base + code[pc + 2]!) >> 1] !== f64[(base + code[pc + 3]!) >> 1] ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x63:
+          s32[base + code[pc + 1]!] = f64[(base + code[pc + 2]!) >> 1]! < f64[(base + code[pc + 3]!) >> 1]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x64:
+          s32[base + code[pc + 1]!] = f64[(base + code[pc + 2]!) >> 1]! > f64[(base + code[pc + 3]!) >> 1]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x65:
+          s32[base + code[pc + 1]!] = f64[(base + code[pc + 2]!) >> 1]! <= f64[(base + code[pc + 3]!) >> 1]! ? 1 : 0;
+          pc += 4;
+          continue;
+        case 0x66:
+          s32[base + code[pc + 1]!] = f64[(base + code[pc + 2]!) >> 1]! >= f64[(base + code[pc + 3]!) >> 1]! ? 1 : 0;
+          pc += 4;
+          continue;
+
+        // ---- i32 arithmetic -----------------------------------------------------------
+        case 0x67:
+          s32[base + code[pc + 1]!] = Math.clz32(s32[base + code[pc + 2]!]!);
+          pc += 3;
+          continue;
+        case 0x68:
+          s32[base + code[pc + 1]!] = N.ctz32(s32[base + code[pc + 2]!]!);
+          pc += 3;
+          continue;
+        case 0x69:
+          s32[base + code[pc + 1]!] = N.popcnt32(s32[base + code[pc + 2]!]!);
+          pc += 3;
+          continue;
+        case 0x6a:
+          s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! + s32[base + code[pc + 3]!]!) | 0;
+          pc += 4;
+          continue;
+        case 0x6b:
+          s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! - s32[base + code[pc + 3]!]!) | 0;
+          pc += 4;
+          continue;
+        case 0x6c:
+          s32[base + code[pc + 1]!] = Math.imul(s32[base + code[pc + 2]!]!, s32[base + code[pc + 3]!]!);
+          pc += 4;
+          continue;
+        case 0x6d: { // div_s
+          const a = s32[base + code[pc + 2]!]!;
+          const b = s32[base + code[pc + 3]!]!;
+          if (b === 0) throw new Trap(TrapKind.IntegerDivideByZero);
+          if (a === -0x80000000 && b === -1) throw new Trap(TrapKind.IntegerOverflow);
+          s32[base + code[pc + 1]!] = (a / b) | 0;
+          pc += 4;
+          continue;
+        }
+        case 0x6e: { // div_u
+          const b = s32[base + code[pc + 3]!]! >>> 0;
+          if (b === 0) throw new Trap(TrapKind.IntegerDivideByZero);
+          s32[base + code[pc + 1]!] = ((s32[base + code[pc + 2]!]! >>> 0) / b) | 0;
+          pc += 4;
+          continue;
+        }
+        case 0x6f: { // rem_s
+          const b = s32[base + code[pc + 3]!]!;
+          if (b === 0) throw new Trap(TrapKind.IntegerDivideByZero);
+          s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! % b) | 0;
+          pc += 4;
+          continue;
+        }
+        case 0x70: { // rem_u
+          const b = s32[base + code[pc + 3]!]! >>> 0;
+          if (b === 0) throw new Trap(TrapKind.IntegerDivideByZero);
+          s32[base + code[pc + 1]!] = ((s32[base + code[pc + 2]!]! >>> 0) % b) | 0;
+          pc += 4;
+          continue;
+        }
+        case 0x71:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! & s32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x72:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! | s32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x73:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! ^ s32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x74:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! << s32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x75:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >> s32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x76:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >>> s32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x77: { // rotl
+          const a = s32[base + code[pc + 2]!]!;
+          const b = s32[base + code[pc + 3]!]!;
+          s32[base + code[pc + 1]!] = (a << b) | (a >>> (32 - b));
+          pc += 4;
+          continue;
+        }
+        case 0x78: { // rotr
+          const a = s32[base + code[pc + 2]!]!;
+          const b = s32[base + code[pc + 3]!]!;
+          s32[base + code[pc + 1]!] = (a >>> b) | (a << (32 - b));
+          pc += 4;
+          continue;
+        }
+
+        // ---- i64 arithmetic -----------------------------------------------------------
+        case 0x79: N.i64Clz(s32, base + code[pc + 1]!, base + code[pc + 2]!); pc += 3; continue;
+        case 0x7a: N.i64Ctz(s32, base + code[pc + 1]!, base + code[pc + 2]!); pc += 3; continue;
+        case 0x7b: N.i64Popcnt(s32, base + code[pc + 1]!, base + code[pc + 2]!); pc += 3; continue;
+        case 0x7c: { // add
+          const a = base + code[pc + 2]!;
+          const b = base + code[pc + 3]!;
+          const alo = s32[a]!;
+          const lo = (alo + s32[b]!) | 0;
+          const carry = (lo >>> 0) < (alo >>> 0) ? 1 : 0;
+          const d = base + code[pc + 1]!;
+          s32[d + 1] = (s32[a + 1]! + s32[b + 1]! + carry) | 0;
+          s32[d] = lo;
+          pc += 4;
+          continue;
+        }
+        case 0x7d: { // sub
+          const a = base + code[pc + 2]!;
+          const b = base + code[pc + 3]!;
+          const alo = s32[a]!;
+          const blo = s32[b]!;
+          const borrow = (alo >>> 0) < (blo >>> 0) ? 1 : 0;
+          const d = base + code[pc + 1]!;
+          s32[d + 1] = (s32[a + 1]! - s32[b + 1]! - borrow) | 0;
+          s32[d] = (alo - blo) | 0;
+          pc += 4;
+          continue;
+        }
+        case 0x7e: N.i64Mul(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x7f: N.i64DivS(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x80: N.i64DivU(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x81: N.i64RemS(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x82: N.i64RemU(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x83: {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const b = base + code[pc + 3]!;
+          s32[d] = s32[a]! & s32[b]!;
+          s32[d + 1] = s32[a + 1]! & s32[b + 1]!;
+          pc += 4;
+          continue;
+        }
+        case 0x84: {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const b = base + code[pc + 3]!;
+          s32[d] = s32[a]! | s32[b]!;
+          s32[d + 1] = s32[a + 1]! | s32[b + 1]!;
+          pc += 4;
+          continue;
+        }
+        case 0x85: {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const b = base + code[pc + 3]!;
+          s32[d] = s32[a]! ^ s32[b]!;
+          s32[d + 1] = s32[a + 1]! ^ s32[b + 1]!;
+          pc += 4;
+          continue;
+        }
+        case 0x86: N.i64Shl(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x87: N.i64ShrS(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x88: N.i64ShrU(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x89: N.i64Rotl(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+        case 0x8a: N.i64Rotr(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
+
+        // ---- f32 arithmetic (sign operations work on the bits, to keep NaN payloads) --
+        case 0x8b:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! & 0x7fffffff;
+          pc += 3;
+          continue;
+        case 0x8c:
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! ^ -0x80000000;
+          pc += 3;
+          continue;
+        case 0x8d: f32[base + code[pc + 1]!] = Math.ceil(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0x8e: f32[base + code[pc + 1]!] = Math.floor(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0x8f: f32[base + code[pc + 1]!] = Math.trunc(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0x90: f32[base + code[pc + 1]!] = N.f32Nearest(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0x91: f32[base + code[pc + 1]!] = Math.sqrt(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0x92:
+          f32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! + f32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x93:
+          f32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! - f32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x94:
+          f32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! * f32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x95:
+          f32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! / f32[base + code[pc + 3]!]!;
+          pc += 4;
+          continue;
+        case 0x96:
+          f32[base + code[pc + 1]!] = N.f32Min(f32[base + code[pc + 2]!]!, f32[base + code[pc + 3]!]!);
+          pc += 4;
+          continue;
+        case 0x97:
+          f32[base + code[pc + 1]!] = N.f32Max(f32[base + code[pc + 2]!]!, f32[base + code[pc + 3]!]!);
+          pc += 4;
+          continue;
+        case 0x98:
+          s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! & 0x7fffffff) | (s32[base + code[pc + 3]!]! & -0x80000000);
+          pc += 4;
+          continue;
+
+        // ---- f64 arithmetic -----------------------------------------------------------
+        case 0x99: {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          s32[d] = s32[a]!;
+          s32[d + 1] = s32[a + 1]! & 0x7fffffff;
+          pc += 3;
+          continue;
+        }
+        case 0x9a: {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          s32[d] = s32[a]!;
+          s32[d + 1] = s32[a + 1]! ^ -0x80000000;
+          pc += 3;
+          continue;
+        }
+        case 0x9b: f64[(base + code[pc + 1]!) >> 1] = Math.ceil(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0x9c: f64[(base + code[pc + 1]!) >> 1] = Math.floor(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0x9d: f64[(base + code[pc + 1]!) >> 1] = Math.trunc(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0x9e: f64[(base + code[pc + 1]!) >> 1] = N.f64Nearest(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0x9f: f64[(base + code[pc + 1]!) >> 1] = Math.sqrt(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xa0:
+          f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! + f64[(base + code[pc + 3]!) >> 1]!;
+          pc += 4;
+          continue;
+        case 0xa1:
+          f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! - f64[(base + code[pc + 3]!) >> 1]!;
+          pc += 4;
+          continue;
+        case 0xa2:
+          f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! * f64[(base + code[pc + 3]!) >> 1]!;
+          pc += 4;
+          continue;
+        case 0xa3:
+          f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! / f64[(base + code[pc + 3]!) >> 1]!;
+          pc += 4;
+          continue;
+        case 0xa4:
+          f64[(base + code[pc + 1]!) >> 1] = N.f64Min(f64[(base + code[pc + 2]!) >> 1]!, f64[(base + code[pc + 3]!) >> 1]!);
+          pc += 4;
+          continue;
+        case 0xa5:
+          f64[(base + code[pc + 1]!) >> 1] = N.f64Max(f64[(base + code[pc + 2]!) >> 1]!, f64[(base + code[pc + 3]!) >> 1]!);
+          pc += 4;
+          continue;
+        case 0xa6: {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const b = base + code[pc + 3]!;
+          s32[d] = s32[a]!;
+          s32[d + 1] = (s32[a + 1]! & 0x7fffffff) | (s32[b + 1]! & -0x80000000);
+          pc += 4;
+          continue;
+        }
+
+        // ---- conversions --------------------------------------------------------------
+        case 0xa7: // i32.wrap_i64
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]!;
+          pc += 3;
+          continue;
+        case 0xa8: s32[base + code[pc + 1]!] = N.i32TruncF32S(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0xa9: s32[base + code[pc + 1]!] = N.i32TruncF32U(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0xaa: s32[base + code[pc + 1]!] = N.i32TruncF64S(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xab: s32[base + code[pc + 1]!] = N.i32TruncF64U(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xac: { // i64.extend_i32_s
+          const lo = s32[base + code[pc + 2]!]!;
+          const d = base + code[pc + 1]!;
+          s32[d] = lo;
+          s32[d + 1] = lo >> 31;
+          pc += 3;
+          continue;
+        }
+        case 0xad: { // i64.extend_i32_u
+          const d = base + code[pc + 1]!;
+          s32[d] = s32[base + code[pc + 2]!]!;
+          s32[d + 1] = 0;
+          pc += 3;
+          continue;
+        }
+        case 0xae: N.i64TruncF32S(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0xaf: N.i64TruncF32U(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0xb0: N.i64TruncF64S(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xb1: N.i64TruncF64U(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xb2: f32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]!; pc += 3; continue;
+        case 0xb3: f32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >>> 0; pc += 3; continue;
+        case 0xb4: {
+          const a = base + code[pc + 2]!;
+          f32[base + code[pc + 1]!] = N.f32ConvertI64S(s32[a]!, s32[a + 1]!);
+          pc += 3;
+          continue;
+        }
+        case 0xb5: {
+          const a = base + code[pc + 2]!;
+          f32[base + code[pc + 1]!] = N.f32ConvertI64U(s32[a]!, s32[a + 1]!);
+          pc += 3;
+          continue;
+        }
+        case 0xb6: f32[base + code[pc + 1]!] = f64[(base + code[pc + 2]!) >> 1]!; pc += 3; continue;
+        case 0xb7: f64[(base + code[pc + 1]!) >> 1] = s32[base + code[pc + 2]!]!; pc += 3; continue;
+        case 0xb8: f64[(base + code[pc + 1]!) >> 1] = s32[base + code[pc + 2]!]! >>> 0; pc += 3; continue;
+        case 0xb9: {
+          const a = base + code[pc + 2]!;
+          f64[(base + code[pc + 1]!) >> 1] = N.f64ConvertI64S(s32[a]!, s32[a + 1]!);
+          pc += 3;
+          continue;
+        }
+        case 0xba: {
+          const a = base + code[pc + 2]!;
+          f64[(base + code[pc + 1]!) >> 1] = N.f64ConvertI64U(s32[a]!, s32[a + 1]!);
+          pc += 3;
+          continue;
+        }
+        case 0xbb: f64[(base + code[pc + 1]!) >> 1] = f32[base + code[pc + 2]!]!; pc += 3; continue;
+        case 0xc0: s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! << 24) >> 24; pc += 3; continue;
+        case 0xc1: s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! << 16) >> 16; pc += 3; continue;
+        case 0xc2: // i64.extend8_s
+        case 0xc3: // i64.extend16_s
+        case 0xc4: { // i64.extend32_s
+          const shift = code[pc] === 0xc2 ? 24 : code[pc] === 0xc3 ? 16 : 0;
+          const lo = (s32[base + code[pc + 2]!]! << shift) >> shift;
+          const d = base + code[pc + 1]!;
+          s32[d] = lo;
+          s32[d + 1] = lo >> 31;
+          pc += 3;
+          continue;
+        }
+        case Op.TruncSatBase + 0: s32[base + code[pc + 1]!] = N.i32TruncSatF32S(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case Op.TruncSatBase + 1: s32[base + code[pc + 1]!] = N.i32TruncSatF32U(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case Op.TruncSatBase + 2: s32[base + code[pc + 1]!] = N.i32TruncSatF64S(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case Op.TruncSatBase + 3: s32[base + code[pc + 1]!] = N.i32TruncSatF64U(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case Op.TruncSatBase + 4: N.i64TruncSatF32S(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case Op.TruncSatBase + 5: N.i64TruncSatF32U(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case Op.TruncSatBase + 6: N.i64TruncSatF64S(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case Op.TruncSatBase + 7: N.i64TruncSatF64U(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        default:
+          throw new Error(`internal error: bad opcode ${code[pc]} at ${pc}`);
+      }
+
+      // ---- entering a WebAssembly function (only the call instructions get here) -----
+      const frameEnd = callBase + fns.frameWords[callIndex]!;
+      if (frameEnd > s32.length) {
+        ex.ensureStack(frameEnd);
+        s32 = ex.s32;
+        f32 = ex.f32;
+        f64 = ex.f64;
+      }
+      if (returnPc !== -2) {
+        if (fsp === frames.length) frames = ex.growFrames();
+        frames[fsp] = returnPc;
+        frames[fsp + 1] = base;
+        frames[fsp + 2] = inst.id;
+        fsp += 3;
+      }
+      for (let i = callBase + fns.paramWords[callIndex]!, e = callBase + fns.localWords[callIndex]!; i < e; i++) s32[i] = 0;
+      base = callBase;
+      pc = fns.entry[callIndex]!;
+      if (--fuel <= checkpoint) {
+        if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
+        ex.pc = pc;
+        ex.base = base;
+        ex.fsp = fsp;
+        ex.inst = inst;
+        store.fuel = fuel;
+        return 'paused';
+      }
+    }
+  } finally {
+    store.fuel = fuel;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The internal instruction set that function bodies are translated into.
+ *
+ * Code is one Int32Array per module. An instruction is its opcode word followed by operand
+ * words. Operands that name values are frame-relative offsets in 32-bit words (slot * 2):
+ * every value occupies one 64-bit slot, so the low half of slot k is word 2k of the frame.
+ * Locals and operand-stack temporaries share the frame, which lets the translator read
+ * `local.get` operands in place instead of copying them (see compiler.ts).
+ *
+ * Numeric instructions keep their WebAssembly opcode byte (0x45..0xC4, as binary `op d a b`
+ * or unary `op d a`), and so do loads (`op d addr offset`) and stores (`op addr value
+ * offset`). The 0xFC-prefixed instructions become 0xE0 + their sub-opcode. Everything else
+ * uses the low numbers below, which WebAssembly's own numeric range never overlaps.
+ */
+export const Op = {
+  Unreachable: 0x00, //
+  Jump: 0x01, // target
+  BranchIfNonZero: 0x02, // cond target
+  BranchIfZero: 0x03, // cond target
+  BranchTable: 0x04, // index count target*(count+1)
+  Copy: 0x05, // d a        (one 64-bit slot)
+  Const32: 0x06, // d value (low half only)
+  Const64: 0x07, // d lo hi
+  Fuel: 0x08, // amount
+  Loop: 0x09, //            (a check point: fuel, pause)
+  Call: 0x0a, // func argBase
+  CallIndirect: 0x0b, // typeIndex table argBase indexSlot
+  CallImport: 0x0c, // func argBase
+  Return: 0x0d, // src count
+  Select: 0x0e, // d cond a b
+  GlobalGet: 0x0f, // d global
+  GlobalSet: 0x10, // global a
+  MemorySize: 0x11, // d
+  MemoryGrow: 0x12, // d delta
+  RefNull: 0x13, // d
+  RefIsNull: 0x14, // d a
+  RefFunc: 0x15, // d func
+  TableGet: 0x16, // d table index
+  TableSet: 0x17, // table index value
+  TableSize: 0x18, // d table
+  TableGrow: 0x19, // d table init delta
+  TableFill: 0x1a, // table start value count
+  TableCopy: 0x1b, // dstTable srcTable d s n
+  TableInit: 0x1c, // table segment d s n
+  ElemDrop: 0x1d, // segment
+  MemoryInit: 0x1e, // segment d s n
+  DataDrop: 0x1f, // segment
+  MemoryCopy: 0x20, // d s n
+  MemoryFill: 0x21, // d value n
+  /** First of the 0xFC saturating truncations: 0xE0 + sub-opcode (0..7), `op d a`. */
+  TruncSatBase: 0xe0,
+} as const;

@@ -1,0 +1,169 @@
+/**
+ * The decoded form of a WebAssembly 2.0 module: what the decoder produces and the
+ * validator, compiler and linker consume. Plain data, no behaviour.
+ *
+ * Value types are kept as their binary encoding bytes so that the decoder can pass them
+ * through unchanged and tables of them stay small.
+ */
+
+export const I32 = 0x7f;
+export const I64 = 0x7e;
+export const F32 = 0x7d;
+export const F64 = 0x7c;
+export const V128 = 0x7b;
+export const FUNCREF = 0x70;
+export const EXTERNREF = 0x6f;
+
+/** One of the constants above. */
+export type ValType = number;
+
+export function isRefType(t: ValType): boolean {
+  return t === FUNCREF || t === EXTERNREF;
+}
+
+export function valTypeName(t: ValType): string {
+  switch (t) {
+    case I32: return 'i32';
+    case I64: return 'i64';
+    case F32: return 'f32';
+    case F64: return 'f64';
+    case V128: return 'v128';
+    case FUNCREF: return 'funcref';
+    case EXTERNREF: return 'externref';
+    default: return `<0x${t.toString(16)}>`;
+  }
+}
+
+export interface FuncType {
+  readonly params: readonly ValType[];
+  readonly results: readonly ValType[];
+}
+
+/** Limits in pages (memories) or elements (tables); `max` is null when absent. */
+export interface Limits {
+  readonly min: number;
+  readonly max: number | null;
+}
+
+export interface TableType {
+  readonly elemType: ValType;
+  readonly limits: Limits;
+}
+
+export interface MemoryType {
+  readonly limits: Limits;
+}
+
+export interface GlobalType {
+  readonly valType: ValType;
+  readonly mutable: boolean;
+}
+
+export type ExternKind = 'func' | 'table' | 'memory' | 'global';
+
+export type ImportDesc =
+  | { readonly kind: 'func'; readonly typeIndex: number }
+  | { readonly kind: 'table'; readonly type: TableType }
+  | { readonly kind: 'memory'; readonly type: MemoryType }
+  | { readonly kind: 'global'; readonly type: GlobalType };
+
+export interface Import {
+  readonly module: string;
+  readonly name: string;
+  readonly desc: ImportDesc;
+}
+
+export interface Export {
+  readonly name: string;
+  readonly kind: ExternKind;
+  readonly index: number;
+}
+
+/**
+ * One instruction of a constant expression. Operands are 32-bit halves so that no BigInt is
+ * needed anywhere in the engine:
+ * - 0x41 i32.const: a = value
+ * - 0x42 i64.const: a = low 32 bits, b = high 32 bits
+ * - 0x43 f32.const: a = bit pattern
+ * - 0x44 f64.const: a = low 32 bits of the pattern, b = high 32 bits
+ * - 0xd0 ref.null:  a = reference type
+ * - 0xd2 ref.func:  a = function index
+ * - 0x23 global.get: a = global index
+ * - 0xfd0c v128.const (V128_CONST_OP): a, b, c, d = the four 32-bit lanes, lowest first
+ * The terminating `end` is not included. Any other opcode is reported by the decoder as a
+ * validation error ("constant expression required").
+ */
+export interface ConstInstr {
+  readonly op: number;
+  readonly a: number;
+  readonly b: number;
+  /** Bits 64..95 of a v128.const (0 for every other instruction). */
+  readonly c?: number;
+  /** Bits 96..127 of a v128.const (0 for every other instruction). */
+  readonly d?: number;
+}
+
+/** ConstInstr.op of `v128.const` (the 0xfd prefix and sub-opcode 12). */
+export const V128_CONST_OP = 0xfd0c;
+
+export type ConstExpr = readonly ConstInstr[];
+
+export interface Global {
+  readonly type: GlobalType;
+  readonly init: ConstExpr;
+}
+
+export type SegmentMode = 'active' | 'passive' | 'declarative';
+
+export interface ElemSegment {
+  readonly mode: SegmentMode;
+  /** Table index (active segments only; 0 otherwise). */
+  readonly table: number;
+  /** Offset expression (active segments only). */
+  readonly offset: ConstExpr | null;
+  readonly elemType: ValType;
+  /** One expression per element; a plain function-index vector becomes `ref.func` items. */
+  readonly init: readonly ConstExpr[];
+}
+
+export interface DataSegment {
+  readonly mode: 'active' | 'passive';
+  readonly memory: number;
+  readonly offset: ConstExpr | null;
+  readonly bytes: Uint8Array;
+}
+
+export interface FunctionBody {
+  /** Declared locals, expanded (params not included). */
+  readonly locals: readonly ValType[];
+  /** Byte offsets into the module bytes: the instruction sequence, its final `end` included. */
+  readonly codeStart: number;
+  readonly codeEnd: number;
+}
+
+export interface CustomSection {
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface ModuleIR {
+  /** The whole binary; function bodies are ranges of it. */
+  readonly bytes: Uint8Array;
+  readonly types: readonly FuncType[];
+  readonly imports: readonly Import[];
+  /** Type index of each function defined in the module (function section). */
+  readonly functions: readonly number[];
+  readonly tables: readonly TableType[];
+  readonly memories: readonly MemoryType[];
+  readonly globals: readonly Global[];
+  readonly exports: readonly Export[];
+  readonly start: number | null;
+  readonly elements: readonly ElemSegment[];
+  readonly data: readonly DataSegment[];
+  /** The data count section's value, null when the section is absent. */
+  readonly dataCount: number | null;
+  readonly codes: readonly FunctionBody[];
+  readonly customSections: readonly CustomSection[];
+  /** Function names from the `name` custom section, when present and well formed. */
+  readonly functionNames: ReadonlyMap<number, string>;
+}
