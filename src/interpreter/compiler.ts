@@ -300,8 +300,12 @@ class FunctionTranslator {
     return this.ctrls[this.ctrls.length - 1 - depth]!;
   }
 
-  /** Checks that the top of the stack matches a label's types, leaving it in place. */
-  private checkLabelOperands(types: readonly ValType[]): void {
+  /**
+   * Checks that the top of the stack matches a label's types, leaving it in place. The entries
+   * left behind carry the label's types, except for br_table, which keeps what it found
+   * (so a polymorphic bottom stays polymorphic for its next target), as the spec requires.
+   */
+  private checkLabelOperands(types: readonly ValType[], keepFound = false): void {
     const saved: number[] = [];
     const savedLocs: number[] = [];
     for (let i = types.length - 1; i >= 0; i--) {
@@ -309,7 +313,7 @@ class FunctionTranslator {
       const holds = h >= this.top.height;
       savedLocs.push(holds ? this.locs[h]! : this.slotOf(Math.max(h, 0)));
       this.pop(types[i]!);
-      saved.push(holds ? this.types[h]! : types[i]!);
+      saved.push(keepFound ? (holds ? this.types[h]! : UNKNOWN) : types[i]!);
     }
     for (let i = types.length - 1; i >= 0; i--) {
       const h = this.sp++;
@@ -806,7 +810,7 @@ class FunctionTranslator {
     for (const t of targets) {
       const types = this.labelTypes(t);
       if (types.length !== arity) this.invalid('type mismatch: br_table targets have different arities');
-      this.checkLabelOperands(types);
+      this.checkLabelOperands(types, true);
     }
     this.charge();
     if (this.live) {

@@ -16,6 +16,14 @@ import type { MemoryInst } from './store.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
+/**
+ * Rounding functions hand a NaN back untouched, signalling bit and all, but WebAssembly wants
+ * an arithmetic (quiet) NaN out of every arithmetic operation.
+ */
+function quiet(x: number): number {
+  return x === x ? x : NaN;
+}
+
 function memoryTrap(): Trap {
   return new Trap(TrapKind.MemoryOutOfBounds);
 }
@@ -704,10 +712,10 @@ export function runLoop(ex: Execution): Status {
           pc += 3;
           continue;
         }
-        case 0x9b: f64[(base + code[pc + 1]!) >> 1] = Math.ceil(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
-        case 0x9c: f64[(base + code[pc + 1]!) >> 1] = Math.floor(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
-        case 0x9d: f64[(base + code[pc + 1]!) >> 1] = Math.trunc(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
-        case 0x9e: f64[(base + code[pc + 1]!) >> 1] = N.f64Nearest(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0x9b: f64[(base + code[pc + 1]!) >> 1] = quiet(Math.ceil(f64[(base + code[pc + 2]!) >> 1]!)); pc += 3; continue;
+        case 0x9c: f64[(base + code[pc + 1]!) >> 1] = quiet(Math.floor(f64[(base + code[pc + 2]!) >> 1]!)); pc += 3; continue;
+        case 0x9d: f64[(base + code[pc + 1]!) >> 1] = quiet(Math.trunc(f64[(base + code[pc + 2]!) >> 1]!)); pc += 3; continue;
+        case 0x9e: f64[(base + code[pc + 1]!) >> 1] = quiet(N.f64Nearest(f64[(base + code[pc + 2]!) >> 1]!)); pc += 3; continue;
         case 0x9f: f64[(base + code[pc + 1]!) >> 1] = Math.sqrt(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
         case 0xa0:
           f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! + f64[(base + code[pc + 3]!) >> 1]!;
