@@ -1,11 +1,11 @@
 /**
  * The bulk memory and table instructions. They are rare in hot loops and each does a lot of
  * work, so they live outside the dispatch loop to keep that function small enough for V8 to
- * optimise. Each takes the instruction at `pc` and returns the next pc.
+ * optimise. Each takes the instruction at `pc` and returns the next pc. Case labels are
+ * literals for the same reason as in interpreter.ts, named after opcodes.ts.
  */
 import { Trap, TrapKind } from './errors.js';
 import { initMemory, initTable, type Instance } from './instance.js';
-import { Op } from './opcodes.js';
 
 const EMPTY_REFS = new Int32Array(0);
 const EMPTY_BYTES = new Uint8Array(0);
@@ -17,27 +17,27 @@ function tableTrap(): Trap {
 export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32: Int32Array, base: number): number {
   const u32 = (k: number): number => s32[base + code[pc + k]!]! >>> 0;
   switch (code[pc]) {
-    case Op.TableGet: {
+    case 0x16: /* TableGet */ {
       const table = inst.tables[code[pc + 2]!]!;
       const i = u32(3);
       if (i >= table.size) throw tableTrap();
       s32[base + code[pc + 1]!] = table.elements[i]!;
       return pc + 4;
     }
-    case Op.TableSet: {
+    case 0x17: /* TableSet */ {
       const table = inst.tables[code[pc + 1]!]!;
       const i = u32(2);
       if (i >= table.size) throw tableTrap();
       table.elements[i] = s32[base + code[pc + 3]!]!;
       return pc + 4;
     }
-    case Op.TableSize:
+    case 0x18: /* TableSize */
       s32[base + code[pc + 1]!] = inst.tables[code[pc + 2]!]!.size;
       return pc + 3;
-    case Op.TableGrow:
+    case 0x19: /* TableGrow */
       s32[base + code[pc + 1]!] = inst.tables[code[pc + 2]!]!.growRaw(u32(4), s32[base + code[pc + 3]!]!);
       return pc + 5;
-    case Op.TableFill: {
+    case 0x1a: /* TableFill */ {
       const table = inst.tables[code[pc + 1]!]!;
       const i = u32(2);
       const n = u32(4);
@@ -45,7 +45,7 @@ export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32:
       table.elements.fill(s32[base + code[pc + 3]!]!, i, i + n);
       return pc + 5;
     }
-    case Op.TableCopy: {
+    case 0x1b: /* TableCopy */ {
       const dst = inst.tables[code[pc + 1]!]!;
       const src = inst.tables[code[pc + 2]!]!;
       const d = u32(3);
@@ -56,19 +56,19 @@ export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32:
       else dst.elements.set(src.elements.subarray(s, s + n), d);
       return pc + 6;
     }
-    case Op.TableInit:
+    case 0x1c: /* TableInit */
       initTable(inst, code[pc + 1]!, code[pc + 2]!, u32(3), u32(4), u32(5));
       return pc + 6;
-    case Op.ElemDrop:
+    case 0x1d: /* ElemDrop */
       inst.elemSegments[code[pc + 1]!] = EMPTY_REFS;
       return pc + 2;
-    case Op.MemoryInit:
+    case 0x1e: /* MemoryInit */
       initMemory(inst, code[pc + 1]!, u32(2), u32(3), u32(4));
       return pc + 5;
-    case Op.DataDrop:
+    case 0x1f: /* DataDrop */
       inst.dataSegments[code[pc + 1]!] = EMPTY_BYTES;
       return pc + 2;
-    case Op.MemoryCopy: {
+    case 0x20: /* MemoryCopy */ {
       const mem = inst.memory!;
       const d = u32(1);
       const s = u32(2);
@@ -77,7 +77,7 @@ export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32:
       mem.bytes.copyWithin(d, s, s + n);
       return pc + 4;
     }
-    case Op.MemoryFill: {
+    case 0x21: /* MemoryFill */ {
       const mem = inst.memory!;
       const d = u32(1);
       const n = u32(3);

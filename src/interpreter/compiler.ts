@@ -1031,7 +1031,11 @@ class FunctionTranslator {
 
   private requireDataSegment(seg: number): void {
     const count = this.ctx.ir.dataCount;
-    if (count === null) this.invalid('data count section required');
+    if (count === null) {
+      // The binary format requires the section wherever these instructions appear.
+      if (seg < this.ctx.ir.data.length) throw new DecodeError('data count section required', this.r.pos);
+      this.invalid('unknown data segment');
+    }
     if (seg >= count) this.invalid('unknown data segment');
   }
 }

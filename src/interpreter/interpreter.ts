@@ -5,6 +5,10 @@
  *
  * Every ordinary case ends in `continue`; only the call instructions `break` out of the
  * switch, into the one shared sequence that enters a WebAssembly function.
+ *
+ * Case labels are numeric literals, with the opcodes.ts name beside each: V8 compiles a
+ * switch into a jump table only when every label is a small integer literal; with `Op.X`
+ * labels it tests them one by one, which made dispatch several times slower.
  */
 import { Trap, TrapKind } from './errors.js';
 import type { Execution, Status } from './execution.js';
@@ -55,24 +59,24 @@ export function runLoop(ex: Execution): Status {
     for (;;) {
       switch (code[pc]) {
         // ---- control ------------------------------------------------------------------
-        case Op.Unreachable:
+        case 0x00: /* Unreachable */
           throw new Trap(TrapKind.Unreachable);
-        case Op.Jump:
+        case 0x01: /* Jump */
           pc = code[pc + 1]!;
           continue;
-        case Op.BranchIfNonZero:
+        case 0x02: /* BranchIfNonZero */
           pc = s32[base + code[pc + 1]!] !== 0 ? code[pc + 2]! : pc + 3;
           continue;
-        case Op.BranchIfZero:
+        case 0x03: /* BranchIfZero */
           pc = s32[base + code[pc + 1]!] === 0 ? code[pc + 2]! : pc + 3;
           continue;
-        case Op.BranchTable: {
+        case 0x04: /* BranchTable */ {
           const i = s32[base + code[pc + 1]!]! >>> 0;
           const n = code[pc + 2]!;
           pc = code[pc + 3 + (i < n ? i : n)]!;
           continue;
         }
-        case Op.Copy: {
+        case 0x05: /* Copy */ {
           const d = base + code[pc + 1]!;
           const a = base + code[pc + 2]!;
           s32[d] = s32[a]!;
@@ -80,22 +84,22 @@ export function runLoop(ex: Execution): Status {
           pc += 3;
           continue;
         }
-        case Op.Const32:
+        case 0x06: /* Const32 */
           s32[base + code[pc + 1]!] = code[pc + 2]!;
           pc += 3;
           continue;
-        case Op.Const64: {
+        case 0x07: /* Const64 */ {
           const d = base + code[pc + 1]!;
           s32[d] = code[pc + 2]!;
           s32[d + 1] = code[pc + 3]!;
           pc += 4;
           continue;
         }
-        case Op.Fuel:
+        case 0x08: /* Fuel */
           fuel -= code[pc + 1]!;
           pc += 2;
           continue;
-        case Op.Loop:
+        case 0x09: /* Loop */
           if (fuel <= checkpoint) {
             if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
             ex.pc = pc;
@@ -106,13 +110,13 @@ export function runLoop(ex: Execution): Status {
           }
           pc += 1;
           continue;
-        case Op.Call:
+        case 0x0a: /* Call */
           callIndex = code[pc + 1]!;
           callBase = base + code[pc + 2]!;
           returnPc = pc + 3;
           break;
-        case Op.CallImport:
-        case Op.CallIndirect: {
+        case 0x0c: /* CallImport */
+        case 0x0b: /* CallIndirect */ {
           let fid: number;
           if (code[pc] === Op.CallImport) {
             fid = inst.funcIds[code[pc + 1]!]!;
@@ -159,7 +163,7 @@ export function runLoop(ex: Execution): Status {
           callIndex = callee.index;
           break;
         }
-        case Op.Return: {
+        case 0x0d: /* Return */ {
           const src = base + code[pc + 1]!;
           const end = base + 2 * code[pc + 2]!;
           for (let d = base, s = src; d < end; d++, s++) s32[d] = s32[s]!;
@@ -185,7 +189,7 @@ export function runLoop(ex: Execution): Status {
           }
           continue;
         }
-        case Op.Select: {
+        case 0x0e: /* Select */ {
           const d = base + code[pc + 1]!;
           const src = base + (s32[base + code[pc + 2]!] !== 0 ? code[pc + 3]! : code[pc + 4]!);
           s32[d] = s32[src]!;
@@ -193,7 +197,7 @@ export function runLoop(ex: Execution): Status {
           pc += 5;
           continue;
         }
-        case Op.GlobalGet: {
+        case 0x0f: /* GlobalGet */ {
           const d = base + code[pc + 1]!;
           const g = inst.globals[code[pc + 2]!]!;
           s32[d] = g.lo;
@@ -201,7 +205,7 @@ export function runLoop(ex: Execution): Status {
           pc += 3;
           continue;
         }
-        case Op.GlobalSet: {
+        case 0x10: /* GlobalSet */ {
           const g = inst.globals[code[pc + 1]!]!;
           const a = base + code[pc + 2]!;
           g.lo = s32[a]!;
@@ -209,41 +213,41 @@ export function runLoop(ex: Execution): Status {
           pc += 3;
           continue;
         }
-        case Op.MemorySize:
+        case 0x11: /* MemorySize */
           s32[base + code[pc + 1]!] = memLen / 65536;
           pc += 2;
           continue;
-        case Op.MemoryGrow: {
+        case 0x12: /* MemoryGrow */ {
           s32[base + code[pc + 1]!] = mem!.grow(s32[base + code[pc + 2]!]! >>> 0);
           view = mem!.view;
           memLen = view.byteLength;
           pc += 3;
           continue;
         }
-        case Op.RefNull:
+        case 0x13: /* RefNull */
           s32[base + code[pc + 1]!] = -1;
           pc += 2;
           continue;
-        case Op.RefIsNull:
+        case 0x14: /* RefIsNull */
           s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === -1 ? 1 : 0;
           pc += 3;
           continue;
-        case Op.RefFunc:
+        case 0x15: /* RefFunc */
           s32[base + code[pc + 1]!] = inst.funcIds[code[pc + 2]!]!;
           pc += 3;
           continue;
-        case Op.TableGet:
-        case Op.TableSet:
-        case Op.TableSize:
-        case Op.TableGrow:
-        case Op.TableFill:
-        case Op.TableCopy:
-        case Op.TableInit:
-        case Op.ElemDrop:
-        case Op.MemoryInit:
-        case Op.DataDrop:
-        case Op.MemoryCopy:
-        case Op.MemoryFill:
+        case 0x16: /* TableGet */
+        case 0x17: /* TableSet */
+        case 0x18: /* TableSize */
+        case 0x19: /* TableGrow */
+        case 0x1a: /* TableFill */
+        case 0x1b: /* TableCopy */
+        case 0x1c: /* TableInit */
+        case 0x1d: /* ElemDrop */
+        case 0x1e: /* MemoryInit */
+        case 0x1f: /* DataDrop */
+        case 0x20: /* MemoryCopy */
+        case 0x21: /* MemoryFill */
           pc = bulkOperation(inst, code, pc, s32, base);
           continue;
 
@@ -822,14 +826,14 @@ export function runLoop(ex: Execution): Status {
           pc += 3;
           continue;
         }
-        case Op.TruncSatBase + 0: s32[base + code[pc + 1]!] = N.i32TruncSatF32S(f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case Op.TruncSatBase + 1: s32[base + code[pc + 1]!] = N.i32TruncSatF32U(f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case Op.TruncSatBase + 2: s32[base + code[pc + 1]!] = N.i32TruncSatF64S(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
-        case Op.TruncSatBase + 3: s32[base + code[pc + 1]!] = N.i32TruncSatF64U(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
-        case Op.TruncSatBase + 4: N.i64TruncSatF32S(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case Op.TruncSatBase + 5: N.i64TruncSatF32U(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case Op.TruncSatBase + 6: N.i64TruncSatF64S(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
-        case Op.TruncSatBase + 7: N.i64TruncSatF64U(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xe0: /* TruncSatBase + 0 */ s32[base + code[pc + 1]!] = N.i32TruncSatF32S(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0xe1: /* TruncSatBase + 1 */ s32[base + code[pc + 1]!] = N.i32TruncSatF32U(f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0xe2: /* TruncSatBase + 2 */ s32[base + code[pc + 1]!] = N.i32TruncSatF64S(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xe3: /* TruncSatBase + 3 */ s32[base + code[pc + 1]!] = N.i32TruncSatF64U(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xe4: /* TruncSatBase + 4 */ N.i64TruncSatF32S(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0xe5: /* TruncSatBase + 5 */ N.i64TruncSatF32U(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
+        case 0xe6: /* TruncSatBase + 6 */ N.i64TruncSatF64S(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        case 0xe7: /* TruncSatBase + 7 */ N.i64TruncSatF64U(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
         default:
           throw new Error(`internal error: bad opcode ${code[pc]} at ${pc}`);
       }

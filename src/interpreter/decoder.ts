@@ -1,0 +1,940 @@
+/**
+ * The WebAssembly 2.0 binary decoder: bytes -> ModuleIR.
+ *
+ * Everything outside function bodies is decoded here; a body is recorded as its expanded
+ * locals plus the byte range of its instructions, which the compiler decodes later.
+ * Malformed input throws DecodeError (with the spec's wording where the test suite has one);
+ * a non-constant instruction inside a constant expression throws
+ * ValidationError("constant expression required"), but only once the whole module has been
+ * decoded, so that a malformation anywhere takes precedence (as in the specification, where
+ * decoding precedes validation).
+ */
+import { DecodeError, ValidationError } from './errors.js';
+import {
+  EXTERNREF,
+  FUNCREF,
+  V128_CONST_OP,
+  type ConstExpr,
+  type ConstInstr,
+  type CustomSection,
+  type DataSegment,
+  type ElemSegment,
+  type Export,
+  type ExternKind,
+  type FuncType,
+  type FunctionBody,
+  type Global,
+  type GlobalType,
+  type Import,
+  type ImportDesc,
+  type Limits,
+  type MemoryType,
+  type ModuleIR,
+  type TableType,
+  type ValType,
+} from './types.js';
+
+/** Implementation limit on the number of declared locals of one function (params excluded). */
+export const MAX_FUNCTION_LOCALS = 50000;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+const SEC_CUSTOM = 0;
+const SEC_TYPE = 1;
+const SEC_IMPORT = 2;
+const SEC_FUNCTION = 3;
+const SEC_TABLE = 4;
+const SEC_MEMORY = 5;
+const SEC_GLOBAL = 6;
+const SEC_EXPORT = 7;
+const SEC_START = 8;
+const SEC_ELEMENT = 9;
+const SEC_CODE = 10;
+const SEC_DATA = 11;
+const SEC_DATACOUNT = 12;
+
+/** Position of each non-custom section id in the required order (index = section id). */
+const SECTION_RANK = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10];
+
+const EXTERN_KINDS: readonly ExternKind[] = ['func', 'table', 'memory', 'global'];
+
+const EMPTY_LOCALS: readonly ValType[] = Object.freeze([]);
+
+/**
+ * Immediate shapes of the single-byte opcodes, used only to skip over the instructions of a
+ * constant expression once a non-constant one was seen (so that the rest of the module is
+ * still checked for malformations). 0 = illegal opcode.
+ */
+const IMM_ILLEGAL = 0;
+const IMM_NONE = 1;
+const IMM_U32 = 2;
+const IMM_MEMARG = 3;
+const IMM_ZERO = 4;
+const IMM_SPECIAL = 5;
+const OPCODE_IMM = /* @__PURE__ */ (() => {
+  const t = new Uint8Array(256);
+  const set = (from: number, to: number, kind: number): void => {
+    for (let i = from; i <= to; i++) t[i] = kind;
+  };
+  set(0x00, 0x01, IMM_NONE); // unreachable, nop
+  set(0x02, 0x05, IMM_SPECIAL); // block, loop, if, else
+  set(0x0b, 0x0b, IMM_SPECIAL); // end
+  set(0x0c, 0x0d, IMM_U32); // br, br_if
+  set(0x0e, 0x0e, IMM_SPECIAL); // br_table
+  set(0x0f, 0x0f, IMM_NONE); // return
+  set(0x10, 0x10, IMM_U32); // call
+  set(0x11, 0x11, IMM_SPECIAL); // call_indirect
+  set(0x1a, 0x1b, IMM_NONE); // drop, select
+  set(0x1c, 0x1c, IMM_SPECIAL); // select t*
+  set(0x20, 0x26, IMM_U32); // local.*, global.*, table.get/set
+  set(0x28, 0x3e, IMM_MEMARG); // loads and stores
+  set(0x3f, 0x40, IMM_ZERO); // memory.size, memory.grow
+  set(0x41, 0x44, IMM_SPECIAL); // constants
+  set(0x45, 0xc4, IMM_NONE); // numeric
+  set(0xd0, 0xd0, IMM_SPECIAL); // ref.null
+  set(0xd1, 0xd1, IMM_NONE); // ref.is_null
+  set(0xd2, 0xd2, IMM_U32); // ref.func
+  set(0xfc, 0xfd, IMM_SPECIAL); // prefixes
+  return t;
+})();
+
+function hex2(n: number): string {
+  return n.toString(16).padStart(2, '0');
+}
+
+function mkInstr(op: number, a: number, b: number): ConstInstr {
+  return { op, a, b, c: 0, d: 0 };
+}
+
+/** The decoder state: one cursor over the module bytes. */
+class Decoder {
+  readonly bytes: Uint8Array;
+  readonly len: number;
+  pos = 0;
+  /**
+   * Reads never go past this offset. Like the reference interpreter, section contents are
+   * read against the end of the module, and a section that does not end exactly where its
+   * size says is reported afterwards ("section size mismatch"); only a function's locals
+   * are read against the end of the function.
+   */
+  end: number;
+  /** High 32 bits of the last s64 read. */
+  hi = 0;
+  /** The first "constant expression required" seen, thrown once decoding has succeeded. */
+  deferred: ValidationError | null = null;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+    this.len = bytes.length;
+    this.end = bytes.length;
+  }
+
+  fail(message: string, offset: number): never {
+    throw new DecodeError(message, offset);
+  }
+
+  /** Reading `n` more bytes at `at` would cross the current limit. */
+  eof(at: number): never {
+    // Before the first section (the header) the reference interpreter says just this much.
+    throw new DecodeError(this.pos < 8 ? 'unexpected end' : 'unexpected end of section or function', at);
+  }
+
+  byte(): number {
+    const p = this.pos;
+    if (p >= this.end) this.eof(p);
+    this.pos = p + 1;
+    return this.bytes[p]!;
+  }
+
+  /** Unsigned LEB128, at most 32 bits, as a non-negative number. */
+  u32(): number {
+    const p = this.pos;
+    if (p < this.end) {
+      const b = this.bytes[p]!;
+      if (b < 0x80) {
+        this.pos = p + 1;
+        return b;
+      }
+    }
+    return this.u32Slow();
+  }
+
+  private u32Slow(): number {
+    const bytes = this.bytes;
+    const end = this.end;
+    let p = this.pos;
+    let result = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (p >= end) this.eof(p);
+      const b = bytes[p++]!;
+      if (shift === 28) {
+        if (b & 0x70) this.fail('integer too large', p - 1);
+        if (b & 0x80) this.fail('integer representation too long', p);
+        this.pos = p;
+        return result + b * 0x10000000;
+      }
+      result |= (b & 0x7f) << shift;
+      if ((b & 0x80) === 0) {
+        this.pos = p;
+        return result;
+      }
+    }
+  }
+
+  /** Signed LEB128, at most 32 bits, as an int32. */
+  s32(): number {
+    const bytes = this.bytes;
+    const end = this.end;
+    let p = this.pos;
+    let result = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (p >= end) this.eof(p);
+      const b = bytes[p++]!;
+      if (shift === 28) {
+        const rest = b & 0x78;
+        if (rest !== 0 && rest !== 0x78) this.fail('integer too large', p - 1);
+        if (b & 0x80) this.fail('integer representation too long', p);
+        this.pos = p;
+        return result | (b << 28);
+      }
+      result |= (b & 0x7f) << shift;
+      if ((b & 0x80) === 0) {
+        this.pos = p;
+        return b & 0x40 ? result | (-1 << (shift + 7)) : result;
+      }
+    }
+  }
+
+  /** Signed LEB128 of at most 33 bits (block types); the value is not needed. */
+  s33(): void {
+    const bytes = this.bytes;
+    const end = this.end;
+    let p = this.pos;
+    for (let shift = 0; ; shift += 7) {
+      if (p >= end) this.eof(p);
+      const b = bytes[p++]!;
+      if (shift === 28) {
+        const rest = b & 0x70;
+        if (rest !== 0 && rest !== 0x70) this.fail('integer too large', p - 1);
+        if (b & 0x80) this.fail('integer representation too long', p);
+        break;
+      }
+      if ((b & 0x80) === 0) break;
+    }
+    this.pos = p;
+  }
+
+  /** Signed LEB128, at most 64 bits: returns the low 32 bits, leaves the high ones in `hi`. */
+  s64(): number {
+    const bytes = this.bytes;
+    const end = this.end;
+    let p = this.pos;
+    let lo = 0;
+    let hi = 0;
+    let shift = 0;
+    for (;;) {
+      if (p >= end) this.eof(p);
+      const b = bytes[p++]!;
+      if (shift === 63) {
+        const rest = b & 0x7f;
+        if (rest !== 0 && rest !== 0x7f) this.fail('integer too large', p - 1);
+        if (b & 0x80) this.fail('integer representation too long', p);
+        hi |= b << 31;
+        this.pos = p;
+        this.hi = hi;
+        return lo;
+      }
+      const v = b & 0x7f;
+      if (shift < 32) {
+        lo |= v << shift;
+        if (shift > 25) hi |= v >>> (32 - shift);
+      } else {
+        hi |= v << (shift - 32);
+      }
+      shift += 7;
+      if ((b & 0x80) === 0) {
+        if (b & 0x40) {
+          if (shift < 32) {
+            lo |= -1 << shift;
+            hi = -1;
+          } else {
+            hi |= -1 << (shift - 32);
+          }
+        }
+        this.pos = p;
+        this.hi = hi;
+        return lo;
+      }
+    }
+  }
+
+  /** Little-endian 32-bit word. */
+  word32(): number {
+    const p = this.pos;
+    if (p + 4 > this.end) this.eof(this.end);
+    const b = this.bytes;
+    this.pos = p + 4;
+    return b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24);
+  }
+
+  /**
+   * A byte length or element count (every element takes at least one byte): checked before
+   * anything is allocated for it, so that a bogus count fails fast.
+   */
+  length(): number {
+    const at = this.pos;
+    const n = this.u32();
+    if (n > this.end - this.pos) this.lengthFail(n, at);
+    return n;
+  }
+
+  lengthFail(n: number, at: number): never {
+    // The reference interpreter measures a length against what is left of the module from
+    // the start of the length itself; short of that, the content simply runs out.
+    if (n > this.len - at) this.fail('length out of bounds', at);
+    this.eof(this.end);
+  }
+
+  name(): string {
+    const at = this.pos;
+    const n = this.length();
+    const start = this.pos;
+    const stop = start + n;
+    const bytes = this.bytes;
+    this.pos = stop;
+    if (n <= 32) {
+      let s = '';
+      for (let i = start; i < stop; i++) {
+        const c = bytes[i]!;
+        if (c >= 0x80) return this.utf8Name(start, stop, at);
+        s += String.fromCharCode(c);
+      }
+      return s;
+    }
+    return this.utf8Name(start, stop, at);
+  }
+
+  utf8Name(start: number, stop: number, at: number): string {
+    try {
+      return utf8.decode(this.bytes.subarray(start, stop));
+    } catch {
+      return this.fail('malformed UTF-8 encoding', at);
+    }
+  }
+
+  valType(): ValType {
+    const at = this.pos;
+    const b = this.byte();
+    if (b & 0x80) this.fail('integer representation too long', this.pos);
+    if ((b >= 0x7b && b <= 0x7f) || b === FUNCREF || b === EXTERNREF) return b;
+    return this.fail('malformed value type', at);
+  }
+
+  refType(): ValType {
+    const at = this.pos;
+    const b = this.byte();
+    if (b & 0x80) this.fail('integer representation too long', this.pos);
+    if (b === FUNCREF || b === EXTERNREF) return b;
+    return this.fail('malformed reference type', at);
+  }
+
+  limits(): Limits {
+    const at = this.pos;
+    const flag = this.byte();
+    if (flag & 0x7e) this.fail('integer too large', at);
+    if (flag & 0x80) this.fail('integer representation too long', this.pos);
+    const min = this.u32();
+    const max = flag === 1 ? this.u32() : null;
+    return { min, max };
+  }
+
+  tableType(): TableType {
+    const elemType = this.refType();
+    return { elemType, limits: this.limits() };
+  }
+
+  memoryType(): MemoryType {
+    return { limits: this.limits() };
+  }
+
+  globalType(): GlobalType {
+    const valType = this.valType();
+    const at = this.pos;
+    const m = this.byte();
+    if (m > 1) this.fail('malformed mutability', at);
+    return { valType, mutable: m === 1 };
+  }
+
+  funcType(): FuncType {
+    const at = this.pos;
+    const form = this.byte();
+    if (form & 0x80) this.fail('integer representation too long', this.pos);
+    if (form !== 0x60) this.fail('malformed function type', at);
+    const np = this.length();
+    const params: ValType[] = new Array<ValType>(np);
+    for (let i = 0; i < np; i++) params[i] = this.valType();
+    const nr = this.length();
+    const results: ValType[] = new Array<ValType>(nr);
+    for (let i = 0; i < nr; i++) results[i] = this.valType();
+    return { params, results };
+  }
+
+  /** A constant expression, up to and including its `end`. */
+  constExpr(): ConstExpr {
+    const out: ConstInstr[] = [];
+    for (;;) {
+      const at = this.pos;
+      const op = this.byte();
+      switch (op) {
+        case 0x0b:
+          return out;
+        case 0x41:
+          out.push(mkInstr(op, this.s32(), 0));
+          break;
+        case 0x42: {
+          const lo = this.s64();
+          out.push(mkInstr(op, lo, this.hi));
+          break;
+        }
+        case 0x43:
+          out.push(mkInstr(op, this.word32(), 0));
+          break;
+        case 0x44: {
+          const lo = this.word32();
+          out.push(mkInstr(op, lo, this.word32()));
+          break;
+        }
+        case 0xd0:
+          out.push(mkInstr(op, this.refType(), 0));
+          break;
+        case 0xd2:
+        case 0x23:
+          out.push(mkInstr(op, this.u32(), 0));
+          break;
+        case 0xfd: {
+          if (this.u32() === 12) {
+            const a = this.word32();
+            const b = this.word32();
+            const c = this.word32();
+            const d = this.word32();
+            out.push({ op: V128_CONST_OP, a, b, c, d });
+            break;
+          }
+          this.pos = at;
+          this.nonConstant(at);
+          return out;
+        }
+        default:
+          this.pos = at;
+          this.nonConstant(at);
+          return out;
+      }
+    }
+  }
+
+  /**
+   * A non-constant instruction starts at `at` (the cursor is on it): remember the validation
+   * error, then skip the rest of the expression, checking that it is well formed.
+   */
+  nonConstant(at: number): void {
+    if (this.deferred === null) this.deferred = new ValidationError('constant expression required', at);
+    // Block nesting: 0 = block/loop, 1 = if before its else, 2 = if after its else.
+    const nesting: number[] = [];
+    for (;;) {
+      const opAt = this.pos;
+      const op = this.byte();
+      switch (OPCODE_IMM[op]!) {
+        case IMM_ILLEGAL:
+          return this.fail(`illegal opcode ${hex2(op)}`, opAt);
+        case IMM_NONE:
+          break;
+        case IMM_U32:
+          this.u32();
+          break;
+        case IMM_MEMARG:
+          this.u32();
+          this.u32();
+          break;
+        case IMM_ZERO:
+          if (this.byte() !== 0) this.fail('zero byte expected', this.pos - 1);
+          break;
+        default:
+          switch (op) {
+            case 0x02:
+            case 0x03:
+            case 0x04:
+              this.blockType();
+              nesting.push(op === 0x04 ? 1 : 0);
+              break;
+            case 0x05:
+              if (nesting.length === 0 || nesting[nesting.length - 1] !== 1) {
+                this.fail('END opcode expected', opAt);
+              }
+              nesting[nesting.length - 1] = 2;
+              break;
+            case 0x0b:
+              if (nesting.length === 0) return;
+              nesting.pop();
+              break;
+            case 0x0e: {
+              const n = this.length();
+              for (let i = 0; i <= n; i++) this.u32();
+              break;
+            }
+            case 0x11:
+              this.u32();
+              this.u32();
+              break;
+            case 0x1c: {
+              const n = this.length();
+              for (let i = 0; i < n; i++) this.valType();
+              break;
+            }
+            case 0x41:
+              this.s32();
+              break;
+            case 0x42:
+              this.s64();
+              break;
+            case 0x43:
+              this.skipBytes(4);
+              break;
+            case 0x44:
+              this.skipBytes(8);
+              break;
+            case 0xd0:
+              this.refType();
+              break;
+            case 0xfc:
+              this.skipFC(opAt);
+              break;
+            case 0xfd:
+              this.skipFD(opAt);
+              break;
+          }
+      }
+    }
+  }
+
+  skipBytes(n: number): void {
+    if (this.pos + n > this.end) this.eof(this.end);
+    this.pos += n;
+  }
+
+  blockType(): void {
+    const p = this.pos;
+    if (p >= this.end) this.eof(p);
+    const b = this.bytes[p]!;
+    if (b === 0x40) this.pos = p + 1;
+    else if ((b & 0xc0) === 0x40) this.valType();
+    else this.s33();
+  }
+
+  zero(): void {
+    if (this.byte() !== 0) this.fail('zero byte expected', this.pos - 1);
+  }
+
+  skipFC(opAt: number): void {
+    const sub = this.u32();
+    if (sub <= 7) return;
+    switch (sub) {
+      case 8: // memory.init
+        this.u32();
+        this.zero();
+        return;
+      case 10: // memory.copy
+        this.zero();
+        this.zero();
+        return;
+      case 11: // memory.fill
+        this.zero();
+        return;
+      case 12: // table.init
+      case 14: // table.copy
+        this.u32();
+        this.u32();
+        return;
+      case 9: // data.drop
+      case 13: // elem.drop
+      case 15: // table.grow
+      case 16: // table.size
+      case 17: // table.fill
+        this.u32();
+        return;
+      default:
+        this.fail(`illegal opcode fc ${sub.toString(16)}`, opAt);
+    }
+  }
+
+  skipFD(opAt: number): void {
+    const sub = this.u32();
+    if (sub <= 11 || sub === 92 || sub === 93) {
+      this.u32();
+      this.u32();
+    } else if (sub === 12 || sub === 13) {
+      this.skipBytes(16);
+    } else if (sub >= 21 && sub <= 34) {
+      this.skipBytes(1);
+    } else if (sub >= 84 && sub <= 91) {
+      this.u32();
+      this.u32();
+      this.skipBytes(1);
+    } else if (sub > 0xff) {
+      this.fail(`illegal opcode fd ${sub.toString(16)}`, opAt);
+    }
+  }
+}
+
+/** Decodes a binary module. Throws DecodeError (malformed) or ValidationError (see above). */
+export function decodeModule(bytes: Uint8Array): ModuleIR {
+  const d = new Decoder(bytes);
+  const len = bytes.length;
+
+  // Header.
+  if (len < 4) d.eof(len);
+  if (bytes[0] !== 0x00 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+    d.fail('magic header not detected', 0);
+  }
+  if (len < 8) d.eof(len);
+  if (bytes[4] !== 1 || bytes[5] !== 0 || bytes[6] !== 0 || bytes[7] !== 0) {
+    d.fail('unknown binary version', 4);
+  }
+  d.pos = 8;
+
+  const types: FuncType[] = [];
+  const imports: Import[] = [];
+  let functions: number[] = [];
+  const tables: TableType[] = [];
+  const memories: MemoryType[] = [];
+  const globals: Global[] = [];
+  const exports: Export[] = [];
+  let start: number | null = null;
+  const elements: ElemSegment[] = [];
+  const data: DataSegment[] = [];
+  let dataCount: number | null = null;
+  let codes: FunctionBody[] = [];
+  const customSections: CustomSection[] = [];
+
+  let lastRank = 0;
+  while (d.pos < len) {
+    const idAt = d.pos;
+    const id = bytes[idAt]!;
+    if (id > SEC_DATACOUNT) d.fail('malformed section id', idAt);
+    if (id !== SEC_CUSTOM) {
+      const rank = SECTION_RANK[id]!;
+      if (rank <= lastRank) d.fail('unexpected content after last section', idAt);
+      lastRank = rank;
+    }
+    d.pos = idAt + 1;
+    const size = d.length();
+    const contentStart = d.pos;
+    const sectionEnd = contentStart + size;
+
+    switch (id) {
+      case SEC_CUSTOM: {
+        const name = d.name();
+        if (d.pos > sectionEnd) d.fail('unexpected end of section or function', sectionEnd);
+        customSections.push({ name, bytes: bytes.subarray(d.pos, sectionEnd) });
+        d.pos = sectionEnd;
+        break;
+      }
+      case SEC_TYPE: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) types.push(d.funcType());
+        break;
+      }
+      case SEC_IMPORT: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) {
+          const module = d.name();
+          const name = d.name();
+          const kindAt = d.pos;
+          const kind = d.byte();
+          let desc: ImportDesc;
+          switch (kind) {
+            case 0:
+              desc = { kind: 'func', typeIndex: d.u32() };
+              break;
+            case 1:
+              desc = { kind: 'table', type: d.tableType() };
+              break;
+            case 2:
+              desc = { kind: 'memory', type: d.memoryType() };
+              break;
+            case 3:
+              desc = { kind: 'global', type: d.globalType() };
+              break;
+            default:
+              return d.fail('malformed import kind', kindAt);
+          }
+          imports.push({ module, name, desc });
+        }
+        break;
+      }
+      case SEC_FUNCTION: {
+        const n = d.length();
+        functions = new Array<number>(n);
+        for (let i = 0; i < n; i++) functions[i] = d.u32();
+        break;
+      }
+      case SEC_TABLE: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) tables.push(d.tableType());
+        break;
+      }
+      case SEC_MEMORY: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) memories.push(d.memoryType());
+        break;
+      }
+      case SEC_GLOBAL: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) {
+          const type = d.globalType();
+          globals.push({ type, init: d.constExpr() });
+        }
+        break;
+      }
+      case SEC_EXPORT: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) {
+          const name = d.name();
+          const kindAt = d.pos;
+          const kind = d.byte();
+          if (kind > 3) d.fail('malformed export kind', kindAt);
+          exports.push({ name, kind: EXTERN_KINDS[kind]!, index: d.u32() });
+        }
+        break;
+      }
+      case SEC_START:
+        start = d.u32();
+        break;
+      case SEC_ELEMENT: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) elements.push(decodeElemSegment(d));
+        break;
+      }
+      case SEC_DATACOUNT:
+        dataCount = d.u32();
+        break;
+      case SEC_CODE: {
+        const n = d.length();
+        codes = new Array<FunctionBody>(n);
+        for (let i = 0; i < n; i++) codes[i] = decodeBody(d, sectionEnd);
+        break;
+      }
+      case SEC_DATA: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) data.push(decodeDataSegment(d));
+        break;
+      }
+    }
+    if (d.pos !== sectionEnd) d.fail('section size mismatch', contentStart);
+  }
+
+  // The reference interpreter's order of the checks that need the whole module.
+  if (functions.length !== codes.length) {
+    d.fail('function and code section have inconsistent lengths', len);
+  }
+  if (dataCount !== null && dataCount !== data.length) {
+    d.fail('data count and data section have inconsistent lengths', len);
+  }
+  if (d.deferred !== null) throw d.deferred;
+
+  let functionNames: ReadonlyMap<number, string> = new Map();
+  for (const c of customSections) {
+    if (c.name === 'name') {
+      functionNames = decodeFunctionNames(c.bytes);
+      break;
+    }
+  }
+
+  return {
+    bytes,
+    types,
+    imports,
+    functions,
+    tables,
+    memories,
+    globals,
+    exports,
+    start,
+    elements,
+    data,
+    dataCount,
+    codes,
+    customSections,
+    functionNames,
+  };
+}
+
+function funcIndexVector(d: Decoder): ConstExpr[] {
+  const n = d.length();
+  const init: ConstExpr[] = new Array<ConstExpr>(n);
+  for (let i = 0; i < n; i++) init[i] = [mkInstr(0xd2, d.u32(), 0)];
+  return init;
+}
+
+function exprVector(d: Decoder): ConstExpr[] {
+  const n = d.length();
+  const init: ConstExpr[] = new Array<ConstExpr>(n);
+  for (let i = 0; i < n; i++) init[i] = d.constExpr();
+  return init;
+}
+
+function elemKind(d: Decoder): ValType {
+  const at = d.pos;
+  if (d.byte() !== 0x00) d.fail('malformed element kind', at);
+  return FUNCREF;
+}
+
+function decodeElemSegment(d: Decoder): ElemSegment {
+  const flagsAt = d.pos;
+  const flags = d.u32();
+  switch (flags) {
+    case 0: {
+      const offset = d.constExpr();
+      return { mode: 'active', table: 0, offset, elemType: FUNCREF, init: funcIndexVector(d) };
+    }
+    case 1: {
+      const elemType = elemKind(d);
+      return { mode: 'passive', table: 0, offset: null, elemType, init: funcIndexVector(d) };
+    }
+    case 2: {
+      const table = d.u32();
+      const offset = d.constExpr();
+      const elemType = elemKind(d);
+      return { mode: 'active', table, offset, elemType, init: funcIndexVector(d) };
+    }
+    case 3: {
+      const elemType = elemKind(d);
+      return { mode: 'declarative', table: 0, offset: null, elemType, init: funcIndexVector(d) };
+    }
+    case 4: {
+      const offset = d.constExpr();
+      return { mode: 'active', table: 0, offset, elemType: FUNCREF, init: exprVector(d) };
+    }
+    case 5: {
+      const elemType = d.refType();
+      return { mode: 'passive', table: 0, offset: null, elemType, init: exprVector(d) };
+    }
+    case 6: {
+      const table = d.u32();
+      const offset = d.constExpr();
+      const elemType = d.refType();
+      return { mode: 'active', table, offset, elemType, init: exprVector(d) };
+    }
+    case 7: {
+      const elemType = d.refType();
+      return { mode: 'declarative', table: 0, offset: null, elemType, init: exprVector(d) };
+    }
+    default:
+      return d.fail('malformed elements segment kind', flagsAt);
+  }
+}
+
+function decodeDataSegment(d: Decoder): DataSegment {
+  const flagsAt = d.pos;
+  const flags = d.u32();
+  let mode: 'active' | 'passive' = 'active';
+  let memory = 0;
+  let offset: ConstExpr | null = null;
+  switch (flags) {
+    case 0:
+      offset = d.constExpr();
+      break;
+    case 1:
+      mode = 'passive';
+      break;
+    case 2:
+      memory = d.u32();
+      offset = d.constExpr();
+      break;
+    default:
+      d.fail('malformed data segment kind', flagsAt);
+  }
+  const n = d.length();
+  const bytes = d.bytes.subarray(d.pos, d.pos + n);
+  d.pos += n;
+  return { mode, memory, offset, bytes };
+}
+
+function decodeBody(d: Decoder, sectionEnd: number): FunctionBody {
+  const size = d.length();
+  const bodyStart = d.pos;
+  const bodyEnd = bodyStart + size;
+  d.end = bodyEnd;
+
+  const groupsAt = d.pos;
+  const groups = d.length();
+  let locals: ValType[] | readonly ValType[] = EMPTY_LOCALS;
+  if (groups !== 0) {
+    // First pass: sum the counts (each group is at least two bytes), rejecting early.
+    let total = 0;
+    const groupsStart = d.pos;
+    for (let i = 0; i < groups; i++) {
+      total += d.u32();
+      if (total > MAX_FUNCTION_LOCALS) d.fail('too many locals', groupsAt);
+      d.valType();
+    }
+    if (total !== 0) {
+      const expanded = new Array<ValType>(total);
+      d.pos = groupsStart;
+      let k = 0;
+      for (let i = 0; i < groups; i++) {
+        const count = d.u32();
+        const t = d.valType();
+        for (let j = 0; j < count; j++) expanded[k++] = t;
+      }
+      locals = expanded;
+    }
+  }
+
+  const codeStart = d.pos;
+  if (codeStart >= bodyEnd || d.bytes[bodyEnd - 1] !== 0x0b) {
+    // The body's last instruction must be its `end`. Word the error as the reference
+    // interpreter would, which decodes straight on past the body's declared end.
+    const msg =
+      bodyEnd === d.len
+        ? 'unexpected end of section or function'
+        : bodyEnd === sectionEnd
+          ? 'section size mismatch'
+          : 'END opcode expected';
+    d.fail(msg, codeStart >= bodyEnd ? bodyEnd : bodyEnd - 1);
+  }
+  d.pos = bodyEnd;
+  d.end = d.len;
+  return { locals, codeStart, codeEnd: bodyEnd };
+}
+
+/**
+ * The function-names subsection of a `name` custom section. Best effort: a malformed name
+ * section never fails the module; whatever cannot be decoded is ignored.
+ */
+function decodeFunctionNames(payload: Uint8Array): ReadonlyMap<number, string> {
+  const names = new Map<number, string>();
+  const d = new Decoder(payload);
+  try {
+    while (d.pos < payload.length) {
+      d.end = payload.length;
+      const id = d.byte();
+      const size = d.length();
+      const subEnd = d.pos + size;
+      if (id !== 1) {
+        d.pos = subEnd;
+        continue;
+      }
+      d.end = subEnd;
+      const n = d.length();
+      for (let i = 0; i < n; i++) {
+        const index = d.u32();
+        names.set(index, d.name());
+      }
+      return d.pos === subEnd ? names : new Map();
+    }
+  } catch (e) {
+    if (e instanceof DecodeError) return new Map();
+    throw e;
+  }
+  return names;
+}

@@ -1,0 +1,216 @@
+/**
+ * Module-level validation (WebAssembly 2.0): every rule that is not about function bodies.
+ * Bodies are validated by the compiler, which needs `declaredFunctionRefs` for `ref.func`.
+ */
+import { ValidationError } from './errors.js';
+import {
+  F32,
+  F64,
+  FUNCREF,
+  I32,
+  I64,
+  V128,
+  V128_CONST_OP,
+  type ConstExpr,
+  type GlobalType,
+  type Limits,
+  type ModuleIR,
+  type ValType,
+} from './types.js';
+
+/** Largest memory size, in 64 KiB pages (4 GiB). */
+export const MAX_MEMORY_PAGES = 65536;
+
+function fail(message: string): never {
+  throw new ValidationError(message);
+}
+
+/** The parts of the validation context C that constant expressions may look at. */
+interface ConstContext {
+  readonly funcCount: number;
+  /** Types of the imported globals: the only globals a constant expression may read. */
+  readonly importedGlobals: readonly GlobalType[];
+}
+
+/** Checks that `expr` is a constant expression producing exactly one value of type `t`. */
+function checkConstExpr(ctx: ConstContext, expr: ConstExpr, t: ValType): void {
+  // The whole expression must be constant before its typing is considered.
+  for (const ins of expr) {
+    if (ins.op === 0x23) {
+      const g = ctx.importedGlobals[ins.a];
+      if (g === undefined) fail(`unknown global ${ins.a >>> 0}`);
+      if (g.mutable) fail('constant expression required');
+    }
+  }
+  let produced: ValType | null = null;
+  let depth = 0;
+  for (const ins of expr) {
+    let r: ValType;
+    switch (ins.op) {
+      case 0x41:
+        r = I32;
+        break;
+      case 0x42:
+        r = I64;
+        break;
+      case 0x43:
+        r = F32;
+        break;
+      case 0x44:
+        r = F64;
+        break;
+      case V128_CONST_OP:
+        r = V128;
+        break;
+      case 0xd0:
+        r = ins.a;
+        break;
+      case 0xd2:
+        if (ins.a >= ctx.funcCount) fail(`unknown function ${ins.a >>> 0}`);
+        r = FUNCREF;
+        break;
+      case 0x23:
+        r = ctx.importedGlobals[ins.a]!.valType;
+        break;
+      default:
+        return fail('constant expression required');
+    }
+    produced = r;
+    depth++;
+  }
+  if (depth !== 1 || produced !== t) fail('type mismatch');
+}
+
+function checkLimits(l: Limits, range: number, rangeMessage: string): void {
+  if (l.min > range) fail(rangeMessage);
+  if (l.max !== null) {
+    if (l.max > range) fail(rangeMessage);
+    if (l.min > l.max) fail('size minimum must not be greater than maximum');
+  }
+}
+
+const MEMORY_RANGE_MESSAGE = 'memory size must be at most 65536 pages (4GiB)';
+const TABLE_RANGE_MESSAGE = 'table size must be at most 2^32-1';
+
+/** Validates everything in `m` except function bodies; throws ValidationError. */
+export function validateModule(m: ModuleIR): void {
+  const nTypes = m.types.length;
+
+  // Index spaces: imports first.
+  const funcTypes: number[] = [];
+  const tableElemTypes: ValType[] = [];
+  let memoryCount = 0;
+  const importedGlobals: GlobalType[] = [];
+
+  for (const imp of m.imports) {
+    const desc = imp.desc;
+    switch (desc.kind) {
+      case 'func':
+        if (desc.typeIndex >= nTypes) fail(`unknown type ${desc.typeIndex}`);
+        funcTypes.push(desc.typeIndex);
+        break;
+      case 'table':
+        checkLimits(desc.type.limits, 0xffffffff, TABLE_RANGE_MESSAGE);
+        tableElemTypes.push(desc.type.elemType);
+        break;
+      case 'memory':
+        checkLimits(desc.type.limits, MAX_MEMORY_PAGES, MEMORY_RANGE_MESSAGE);
+        memoryCount++;
+        break;
+      case 'global':
+        importedGlobals.push(desc.type);
+        break;
+    }
+  }
+
+  for (const typeIndex of m.functions) {
+    if (typeIndex >= nTypes) fail(`unknown type ${typeIndex}`);
+    funcTypes.push(typeIndex);
+  }
+  if (m.codes.length !== m.functions.length) {
+    fail('function and code section have inconsistent lengths');
+  }
+  for (const t of m.tables) {
+    checkLimits(t.limits, 0xffffffff, TABLE_RANGE_MESSAGE);
+    tableElemTypes.push(t.elemType);
+  }
+  for (const mem of m.memories) {
+    checkLimits(mem.limits, MAX_MEMORY_PAGES, MEMORY_RANGE_MESSAGE);
+    memoryCount++;
+  }
+  if (memoryCount > 1) fail('multiple memories');
+
+  const ctx: ConstContext = { funcCount: funcTypes.length, importedGlobals };
+  for (const g of m.globals) checkConstExpr(ctx, g.init, g.type.valType);
+  const globalCount = importedGlobals.length + m.globals.length;
+
+  for (const seg of m.elements) {
+    if (seg.mode === 'active') {
+      const tableType = tableElemTypes[seg.table];
+      if (tableType === undefined) fail(`unknown table ${seg.table}`);
+      if (seg.offset === null) fail('type mismatch');
+      checkConstExpr(ctx, seg.offset, I32);
+      if (tableType !== seg.elemType) fail('type mismatch');
+    }
+    for (const e of seg.init) checkConstExpr(ctx, e, seg.elemType);
+  }
+
+  for (const seg of m.data) {
+    if (seg.mode === 'active') {
+      if (seg.memory >= memoryCount) fail(`unknown memory ${seg.memory}`);
+      if (seg.offset === null) fail('type mismatch');
+      checkConstExpr(ctx, seg.offset, I32);
+    }
+  }
+  if (m.dataCount !== null && m.dataCount !== m.data.length) {
+    fail('data count and data section have inconsistent lengths');
+  }
+
+  if (m.start !== null) {
+    const ti = funcTypes[m.start];
+    if (ti === undefined) fail(`unknown function ${m.start}`);
+    const ft = m.types[ti]!;
+    if (ft.params.length !== 0 || ft.results.length !== 0) fail('start function');
+  }
+
+  const names = new Set<string>();
+  for (const ex of m.exports) {
+    switch (ex.kind) {
+      case 'func':
+        if (ex.index >= funcTypes.length) fail(`unknown function ${ex.index}`);
+        break;
+      case 'table':
+        if (ex.index >= tableElemTypes.length) fail(`unknown table ${ex.index}`);
+        break;
+      case 'memory':
+        if (ex.index >= memoryCount) fail(`unknown memory ${ex.index}`);
+        break;
+      case 'global':
+        if (ex.index >= globalCount) fail(`unknown global ${ex.index}`);
+        break;
+    }
+    if (names.has(ex.name)) fail('duplicate export name');
+    names.add(ex.name);
+  }
+}
+
+/**
+ * The function indices that `ref.func` may name inside function bodies (the specification's
+ * C.refs): every function referenced in a constant expression of an element segment (any
+ * mode), a global initialiser or a segment offset, and every exported function.
+ */
+export function declaredFunctionRefs(m: ModuleIR): Set<number> {
+  const refs = new Set<number>();
+  const scan = (expr: ConstExpr | null): void => {
+    if (expr === null) return;
+    for (const ins of expr) if (ins.op === 0xd2) refs.add(ins.a);
+  };
+  for (const g of m.globals) scan(g.init);
+  for (const seg of m.elements) {
+    scan(seg.offset);
+    for (const e of seg.init) scan(e);
+  }
+  for (const seg of m.data) scan(seg.offset);
+  for (const ex of m.exports) if (ex.kind === 'func') refs.add(ex.index);
+  return refs;
+}
