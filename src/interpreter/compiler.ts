@@ -14,7 +14,7 @@
  * straight-line run is charged by one `Fuel` instruction placed where the run ends (before a
  * branch, call, loop header or label), exactly where wasmtime flushes its fuel counter.
  */
-import { DecodeError, ValidationError } from './errors.js';
+import { DecodeError, SIMD_UNSUPPORTED, ValidationError } from './errors.js';
 import { Op } from './opcodes.js';
 import { ByteReader } from './reader.js';
 import {
@@ -373,7 +373,7 @@ class FunctionTranslator {
     }
     if (b === I32 || b === I64 || b === F32 || b === F64 || b === FUNCREF || b === EXTERNREF || b === V128) {
       r.pos++;
-      if (b === V128) this.invalid('SIMD is not supported');
+      if (b === V128) this.invalid(SIMD_UNSUPPORTED);
       return [[], [b]];
     }
     const index = r.s33();
@@ -689,7 +689,7 @@ class FunctionTranslator {
         this.prefixed();
         return;
       case 0xfd:
-        throw new DecodeError('SIMD instructions (0xfd prefix) are not supported by this engine', r.pos - 1);
+        this.invalid(SIMD_UNSUPPORTED);
       default:
         throw new DecodeError(`illegal opcode 0x${op.toString(16)}`, r.pos - 1);
     }
@@ -718,7 +718,7 @@ class FunctionTranslator {
   private valType(): ValType {
     const t = this.r.u8();
     if (t === I32 || t === I64 || t === F32 || t === F64 || t === FUNCREF || t === EXTERNREF) return t;
-    if (t === V128) this.invalid('SIMD is not supported');
+    if (t === V128) this.invalid(SIMD_UNSUPPORTED);
     throw new DecodeError('malformed value type', this.r.pos - 1);
   }
 

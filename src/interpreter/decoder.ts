@@ -71,7 +71,7 @@ const IMM_U32 = 2;
 const IMM_MEMARG = 3;
 const IMM_ZERO = 4;
 const IMM_SPECIAL = 5;
-const OPCODE_IMM = /* @__PURE__ */ (() => {
+const OPCODE_IMM = (() => {
   const t = new Uint8Array(256);
   const set = (from: number, to: number, kind: number): void => {
     for (let i = from; i <= to; i++) t[i] = kind;
@@ -133,7 +133,7 @@ class Decoder {
     throw new DecodeError(message, offset);
   }
 
-  /** Reading `n` more bytes at `at` would cross the current limit. */
+  /** A read at `at` would cross the current limit. */
   eof(at: number): never {
     // Before the first section (the header) the reference interpreter says just this much.
     throw new DecodeError(this.pos < 8 ? 'unexpected end' : 'unexpected end of section or function', at);

@@ -21,6 +21,9 @@ export class ValidationError extends WasmError {
   }
 }
 
+/** The engine runs WebAssembly 2.0 without its fixed-width SIMD part. */
+export const SIMD_UNSUPPORTED = 'SIMD (v128) is not supported by this engine';
+
 /** An import cannot be satisfied ("unlinkable"). */
 export class LinkError extends WasmError {
   constructor(message: string) {

@@ -5,7 +5,8 @@
 import { compileFunctions, type CompiledFunctions } from './compiler.js';
 import { decodeModule } from './decoder.js';
 import { declaredFunctionRefs, validateModule } from './module-validator.js';
-import type { FuncType, GlobalType, ModuleIR, TableType } from './types.js';
+import { SIMD_UNSUPPORTED, ValidationError } from './errors.js';
+import { type FuncType, type GlobalType, type ModuleIR, type TableType, V128 } from './types.js';
 
 export class CompiledModule {
   /** Function types by function index, imports first. */
@@ -18,6 +19,7 @@ export class CompiledModule {
   readonly functions: CompiledFunctions;
 
   constructor(readonly ir: ModuleIR) {
+    rejectSimd(ir);
     const funcTypes: FuncType[] = [];
     const tableTypes: TableType[] = [];
     const globalTypes: GlobalType[] = [];
@@ -49,6 +51,18 @@ export class CompiledModule {
       declaredRefs: declaredFunctionRefs(ir),
     });
   }
+}
+
+/**
+ * The decoder reads the v128 type so that such modules are reported clearly; this engine
+ * runs WebAssembly 2.0 without its SIMD part, so any use of v128 is refused here.
+ */
+function rejectSimd(ir: ModuleIR): void {
+  const usesV128 = ir.types.some((t) => t.params.includes(V128) || t.results.includes(V128))
+    || ir.globals.some((g) => g.type.valType === V128)
+    || ir.imports.some((i) => i.desc.kind === 'global' && i.desc.type.valType === V128)
+    || ir.codes.some((c) => c.locals.includes(V128));
+  if (usesV128) throw new ValidationError(SIMD_UNSUPPORTED);
 }
 
 /** Decodes, validates and translates a binary module; throws DecodeError or ValidationError. */

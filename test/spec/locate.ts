@@ -1,0 +1,46 @@
+/**
+ * Finding the core test suite and its scripts. Kept apart from the harness so that it can be
+ * loaded without the engine (the vitest entry decides whether to skip before loading it).
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (this file is test/spec/locate.ts). */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** `$SPEC_SUITE_DIR`, or `../shared/wasm-testsuite` relative to the repository root. */
+export function defaultSuiteDir(): string {
+  const fromEnv = process.env['SPEC_SUITE_DIR'];
+  return fromEnv !== undefined && fromEnv !== '' ? resolve(fromEnv) : resolve(repoRoot, '..', 'shared', 'wasm-testsuite');
+}
+
+export interface SpecFile {
+  readonly name: string;
+  readonly path: string;
+}
+
+/** Every json/NAME/NAME.json of the suite, sorted by name; `simd_*` only when asked for. */
+export function listSpecFiles(suiteDir: string, options: { includeSimd?: boolean } = {}): SpecFile[] {
+  const jsonDir = join(suiteDir, 'json');
+  const files: SpecFile[] = [];
+  for (const name of readdirSync(jsonDir).sort()) {
+    if (!options.includeSimd && name.startsWith('simd_')) continue;
+    const path = join(jsonDir, name, `${name}.json`);
+    if (existsSync(path)) files.push({ name, path });
+  }
+  return files;
+}
+
+/**
+ * A file named on the command line: `NAME`, `NAME.json`, `NAME.wast`, or a path to a
+ * `.json` script. Returns null when there is no such script.
+ */
+export function findSpecFile(suiteDir: string, arg: string): SpecFile | null {
+  if (arg.endsWith('.json') && existsSync(arg) && statSync(arg).isFile()) {
+    return { name: basename(arg, '.json'), path: resolve(arg) };
+  }
+  const name = basename(arg).replace(/\.(json|wast)$/, '');
+  const path = join(suiteDir, 'json', name, `${name}.json`);
+  return existsSync(path) ? { name, path } : null;
+}
