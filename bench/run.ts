@@ -1,0 +1,350 @@
+/**
+ * `npm run bench`: CPU kernels in our interpreter (through the sandbox's public API, with
+ * fuel and deadline on) and in Node's built-in WebAssembly on the same bytes, in one process.
+ * Then metering overhead, compile speed, start-up, responsiveness, deadline precision and the
+ * CLI's cold start, each next to its target.
+ *
+ *   npx tsx bench/run.ts [--json] [--native-only] [--quick] [--kernels=calls,lz77]
+ *
+ * See bench/README.md.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  measureCli, measureCompile, measureDeadline, measureResponsiveness, measureStartup,
+  type CliResult, type CompileResult, type DeadlineResult, type ResponsivenessResult,
+  type Skipped, type StartupResult,
+} from './extras.js';
+import { loadInterpreter, ON_LIMITS, type Interpreter } from './interp.js';
+import { NativeModule } from './native.js';
+import { fmtMs, geomean, median, now, repeat } from './stats.js';
+import { loadAddModule } from './tiny.js';
+import { canonical, type ResultType } from './values.js';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(BENCH);
+const KERNEL_DIR = join(BENCH, 'kernels');
+
+interface Kernel {
+  name: string;
+  /** The argument of run(n): sized so one native run takes roughly 10-20 ms. */
+  n: number;
+  result: ResultType;
+  what: string;
+}
+
+const KERNELS: Kernel[] = [
+  { name: 'calls', n: 29, result: 'i32', what: 'recursive fib, tak, ackermann, tree walk' },
+  { name: 'loops', n: 10_000, result: 'i32', what: 'sieve, prefix sums, int matmul, histogram' },
+  { name: 'f64', n: 3_500, result: 'i64', what: 'n-body + mandelbrot (f64 bits)' },
+  { name: 'i64', n: 500, result: 'i64', what: 'FNV-1a 64, murmur-like mixing, xorshift*, i64 div' },
+  { name: 'indirect', n: 300_000, result: 'i64', what: 'call_indirect: operator table + stack VM' },
+  { name: 'bulk', n: 60_000, result: 'i32', what: 'memory.copy / memory.fill (-mbulk-memory)' },
+  { name: 'sha256', n: 70, result: 'i32', what: 'SHA-256 over 32 KiB, chained' },
+  { name: 'lz77', n: 60_000, result: 'i32', what: 'LZ77 compress + decompress, CRC-32' },
+];
+
+const TARGETS = {
+  geomeanRatio: 20, // interpreter/native, at most
+  meteringOverhead: 0.1, // fuel + deadline on vs off, at most
+  eventLoopGapMs: 10, // at most
+  deadlineMedianMs: 5, // overshoot, at most
+  deadlineMaxMs: 15, // overshoot, at most
+  compileMBps: 20, // at least
+  addRunsPerSec: 50_000, // at least
+  cliColdStartMs: 150, // at most
+};
+
+// ---------------------------------------------------------------- options
+
+const argv = process.argv.slice(2);
+const flag = (name: string): boolean => argv.includes(`--${name}`);
+const opt = (name: string): string | undefined =>
+  argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+if (flag('help') || flag('h')) {
+  console.log('usage: tsx bench/run.ts [--json] [--native-only] [--quick] [--kernels=a,b,...]');
+  process.exit(0);
+}
+const JSON_OUT = flag('json');
+const NATIVE_ONLY = flag('native-only');
+const QUICK = flag('quick');
+const only = opt('kernels')?.split(',').map((s) => s.trim()).filter(Boolean);
+const unknown = only?.filter((k) => !KERNELS.some((x) => x.name === k)) ?? [];
+if (unknown.length) {
+  console.error(`unknown kernel(s): ${unknown.join(', ')}; known: ${KERNELS.map((k) => k.name).join(', ')}`);
+  process.exit(2);
+}
+const kernels = only ? KERNELS.filter((k) => only.includes(k.name)) : KERNELS;
+
+/** Time for the interpreter's kernel runs altogether, spread over the kernels left. */
+const INTERP_TOTAL_BUDGET_MS = QUICK ? 40_000 : 180_000;
+const INTERP_KERNEL_BUDGET_MS = QUICK ? 4_000 : 12_000;
+const INTERP_MAX_PAIRS = QUICK ? 2 : 5;
+
+// Human-readable lines go to stdout, or to stderr as progress when --json owns stdout.
+const say = (line = ''): void => {
+  if (JSON_OUT) process.stderr.write(`${line}\n`);
+  else console.log(line);
+};
+
+// ---------------------------------------------------------------- kernels
+
+interface KernelReport {
+  name: string;
+  n: number;
+  what: string;
+  wasmBytes: number;
+  native: { medianMs: number; runs: number; result: string; deterministic: boolean };
+  interp?: {
+    medianMs: number;
+    runs: number;
+    result: string;
+    offMedianMs?: number;
+    offRuns?: number;
+    overhead?: number;
+    note?: string;
+    /** Fuel one run consumes (about one unit per operator) and the rate, in millions per second. */
+    fuelConsumed?: number;
+    mfuelPerSec?: number;
+  };
+  interpError?: string;
+  agree?: boolean;
+  ratio?: number;
+}
+
+async function nativeKernel(k: Kernel, bytes: Uint8Array): Promise<KernelReport['native']> {
+  const mod = await NativeModule.compile(bytes);
+  const s = await repeat(() => mod.runCanonical('run', [k.n], k.result), {
+    warmup: 3, maxRuns: QUICK ? 5 : 11, budgetMs: QUICK ? 500 : 2000, minRuns: 3,
+  });
+  return {
+    medianMs: median(s.times),
+    runs: s.times.length,
+    result: s.results[0]!,
+    deterministic: s.results.every((r) => r === s.results[0]),
+  };
+}
+
+async function interpKernel(interp: Interpreter, k: Kernel, bytes: Uint8Array, budgetMs: number,
+  measureOff: boolean): Promise<NonNullable<KernelReport['interp']>> {
+  const mod = await interp.compile(bytes);
+  const args = [{ type: 'i32', value: k.n }] as const;
+  const once = async (limits: typeof ON_LIMITS | 'off'): Promise<{ ms: number; result: string }> => {
+    const t0 = now();
+    const out = await interp.run(mod, 'run', args, limits);
+    const ms = now() - t0;
+    const vals = out.values;
+    if (out.fuelConsumed !== undefined) fuel = out.fuelConsumed;
+    const v = vals[0];
+    const result = vals.length !== 1 || !v ? `results:${vals.length}`
+      : v.type !== k.result ? `${v.type}:${String(v.value)}` : canonical(v.type, v.value);
+    return { ms, result };
+  };
+
+  let fuel: number | undefined;
+  const warm = await once(ON_LIMITS);
+  const on: number[] = [];
+  const off: number[] = [];
+  let note: string | undefined;
+  if (warm.ms > budgetMs / 4) {
+    // A slow engine: one measured run each rather than spend minutes. Both come after the
+    // warm-up, so the cold first run biases neither the time nor the overhead.
+    if (measureOff) {
+      off.push((await once('off')).ms);
+      on.push((await once(ON_LIMITS)).ms);
+      note = 'slow: 1 run each after a warm-up';
+    } else {
+      on.push(warm.ms);
+      note = 'slow: 1 cold run, out of time for more';
+    }
+  } else {
+    if (measureOff) await once('off');
+    const start = now();
+    while (on.length < INTERP_MAX_PAIRS && (on.length === 0 || now() - start < budgetMs)) {
+      // alternate the order within each pair so drift does not favour either side
+      if (measureOff && on.length % 2 === 1) off.push((await once('off')).ms);
+      on.push((await once(ON_LIMITS)).ms);
+      if (measureOff && on.length % 2 === 1) off.push((await once('off')).ms);
+    }
+  }
+  const medianMs = median(on);
+  const offMedianMs = off.length ? median(off) : undefined;
+  return {
+    medianMs,
+    runs: on.length,
+    result: warm.result,
+    ...(offMedianMs !== undefined ? { offMedianMs, offRuns: off.length, overhead: medianMs / offMedianMs - 1 } : {}),
+    ...(note ? { note } : {}),
+    ...(fuel !== undefined ? { fuelConsumed: fuel, mfuelPerSec: fuel / 1e3 / medianMs } : {}),
+  };
+}
+
+// ---------------------------------------------------------------- output helpers
+
+const pct = (x: number | undefined): string =>
+  x === undefined || !Number.isFinite(x) ? '-' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+const verdict = (ok: boolean): string => (ok ? 'ok  ' : 'MISS');
+const pad = (s: string, n: number): string => s.padEnd(n);
+const lpad = (s: string, n: number): string => s.padStart(n);
+
+function row(cells: string[]): string {
+  const widths = [9, 8, 6, 10, 10, 9, 10, 9, 8];
+  return cells.map((c, i) => (i < 3 ? pad(c, widths[i]!) : lpad(c, widths[i]!))).join(' ');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const started = now();
+  say(`sandboxd-ts benchmark — node ${process.version}, ${process.platform}/${process.arch}`);
+
+  let interp: Interpreter | undefined;
+  let interpUnavailable: string | undefined;
+  if (NATIVE_ONLY) {
+    interpUnavailable = 'skipped (--native-only)';
+  } else {
+    const loaded = await loadInterpreter();
+    if ('interp' in loaded) interp = loaded.interp;
+    else interpUnavailable = loaded.error;
+  }
+  say(interp ? `interpreter: ${interp.source}` : `interpreter: unavailable (${interpUnavailable})`);
+  if (interp) {
+    say(`limits: fuel ${ON_LIMITS.fuel.toExponential()} and a ${ON_LIMITS.timeoutMs} ms deadline (on); off = ${interp.offNote}`);
+  }
+  say();
+  say(row(['kernel', 'n', 'agree', 'native', 'interp', 'ratio', 'meter off', 'overhead', 'Mfuel/s']));
+
+  const reports: KernelReport[] = [];
+  let interpSpent = 0;
+  let disagreements = 0;
+  for (const [i, k] of kernels.entries()) {
+    const bytes = new Uint8Array(readFileSync(join(KERNEL_DIR, `${k.name}.wasm`)));
+    const native = await nativeKernel(k, bytes);
+    const rep: KernelReport = { name: k.name, n: k.n, what: k.what, wasmBytes: bytes.length, native };
+    if (interp) {
+      const left = kernels.length - i;
+      const remaining = INTERP_TOTAL_BUDGET_MS - interpSpent;
+      const budget = Math.max(500, Math.min(INTERP_KERNEL_BUDGET_MS, remaining / left));
+      const t0 = now();
+      try {
+        rep.interp = await interpKernel(interp, k, bytes, budget, remaining > 0);
+        rep.agree = rep.interp.result === native.result;
+        rep.ratio = rep.interp.medianMs / native.medianMs;
+      } catch (e) {
+        rep.interpError = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+        rep.agree = false;
+      }
+      interpSpent += now() - t0;
+      if (!rep.agree) disagreements++;
+    }
+    if (!native.deterministic) disagreements++;
+    reports.push(rep);
+    const agree = !interp ? (native.deterministic ? 'n/a' : 'NONDET')
+      : rep.interpError ? 'ERROR' : rep.agree ? 'yes' : 'NO';
+    say(row([
+      k.name, String(k.n), agree, fmtMs(native.medianMs), fmtMs(rep.interp?.medianMs),
+      rep.ratio !== undefined ? `${rep.ratio.toFixed(1)}x` : '-',
+      fmtMs(rep.interp?.offMedianMs), pct(rep.interp?.overhead),
+      rep.interp?.mfuelPerSec !== undefined ? rep.interp.mfuelPerSec.toFixed(0) : '-',
+    ]) + (rep.interp?.note ? `  (${rep.interp.note})` : ''));
+    if (rep.interpError) say(`          interpreter error: ${rep.interpError.split('\n')[0]}`);
+    else if (interp && !rep.agree) say(`          native ${native.result}  interp ${rep.interp?.result}`);
+  }
+
+  const ratios = reports.map((r) => r.ratio).filter((x): x is number => x !== undefined);
+  const geo = ratios.length === reports.length && ratios.length ? geomean(ratios) : undefined;
+  const overheads = reports.map((r) => r.interp?.overhead).filter((x): x is number => x !== undefined);
+  const overheadGeo = overheads.length ? geomean(overheads.map((o) => 1 + o)) - 1 : undefined;
+
+  say();
+  say(`native results: ${reports.every((r) => r.native.deterministic) ? 'deterministic across runs' : 'NOT deterministic'}`);
+  if (interp) {
+    say(`geomean interpreter/native: ${geo !== undefined ? `${geo.toFixed(1)}x` : 'n/a (a kernel failed)'}`
+      + `   target <= ${TARGETS.geomeanRatio}x   ${geo !== undefined ? verdict(geo <= TARGETS.geomeanRatio) : 'MISS'}`);
+    say(`metering overhead (geomean): ${pct(overheadGeo)}   target <= ${pct(TARGETS.meteringOverhead)}   `
+      + `${overheadGeo !== undefined ? verdict(overheadGeo <= TARGETS.meteringOverhead) : '-'}`);
+  }
+
+  // ---------------------------------------------------------------- the rest
+  let compile: CompileResult | Skipped;
+  let startup: StartupResult | Skipped;
+  let responsiveness: ResponsivenessResult | Skipped;
+  let deadline: DeadlineResult | Skipped;
+  const cli: CliResult | Skipped = measureCli(ROOT, join(ROOT, 'bin', 'sandboxd.js'), join(KERNEL_DIR, 'fib.wasm'));
+
+  const guard = async <T>(what: string, f: () => Promise<T>): Promise<T | Skipped> => {
+    if (!interp) return { skipped: `interpreter unavailable` };
+    try {
+      return await f();
+    } catch (e) {
+      return { skipped: `${what} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}` };
+    }
+  };
+  const largest = KERNELS.map((k) => ({ k, size: readFileSync(join(KERNEL_DIR, `${k.name}.wasm`)).length }))
+    .sort((a, b) => b.size - a.size)[0]!.k.name;
+  compile = await guard('compile', () =>
+    measureCompile(interp!, `${largest}.wasm`, new Uint8Array(readFileSync(join(KERNEL_DIR, `${largest}.wasm`)))));
+  startup = await guard('start-up', async () => {
+    const add = await loadAddModule(join(ROOT, 'fixtures', 'well_behaved.wat'));
+    return measureStartup(interp!, add.bytes, add.source);
+  });
+  responsiveness = await guard('responsiveness', () => measureResponsiveness(interp!, 1000));
+  deadline = await guard('deadline', () => measureDeadline(interp!, 100, 20));
+
+  say();
+  const skipped = (x: object): x is Skipped => 'skipped' in x;
+  if (skipped(compile)) say(`compile: ${compile.skipped}`);
+  else say(`compile (${compile.file}, ${compile.bytes} bytes, ${compile.runs} runs): ${compile.mbPerSec.toFixed(1)} MB/s`
+    + ` (${fmtMs(compile.medianMs)} each)   target >= ${TARGETS.compileMBps} MB/s   ${verdict(compile.mbPerSec >= TARGETS.compileMBps)}`);
+  if (skipped(startup)) say(`start-up: ${startup.skipped}`);
+  else say(`start-up (add(2, 40) -> ${startup.result}, precompiled, ${startup.source}): `
+    + `${Math.round(startup.runsPerSec).toLocaleString('en-US')} runs/s   target >= ${TARGETS.addRunsPerSec.toLocaleString('en-US')}   `
+    + `${verdict(startup.runsPerSec >= TARGETS.addRunsPerSec)}   (native instantiate+call: ${Math.round(startup.nativeRunsPerSec).toLocaleString('en-US')}/s)`);
+  if (skipped(responsiveness)) say(`responsiveness: ${responsiveness.skipped}`);
+  else say(`responsiveness (spin under a ${responsiveness.deadlineMs} ms deadline, 1 ms setInterval): largest gap `
+    + `${fmtMs(responsiveness.maxGapMs)}, ${responsiveness.ticks} ticks, ${responsiveness.outcome} after ${fmtMs(responsiveness.elapsedMs)}`
+    + `   target <= ${TARGETS.eventLoopGapMs} ms   ${verdict(responsiveness.maxGapMs <= TARGETS.eventLoopGapMs && responsiveness.outcome === 'timeout')}`);
+  if (skipped(deadline)) say(`deadline: ${deadline.skipped}`);
+  else if (deadline.runs === 0) say(`deadline (${deadline.deadlineMs} ms): no timeout observed: ${deadline.failures.slice(0, 2).join('; ')}   MISS`);
+  else say(`deadline (${deadline.deadlineMs} ms, ${deadline.runs} runs): overshoot median ${fmtMs(deadline.medianOvershootMs)}, `
+    + `max ${fmtMs(deadline.maxOvershootMs)}   target median <= ${TARGETS.deadlineMedianMs} ms, max <= ${TARGETS.deadlineMaxMs} ms   `
+    + `${verdict(deadline.medianOvershootMs <= TARGETS.deadlineMedianMs && deadline.maxOvershootMs <= TARGETS.deadlineMaxMs && deadline.failures.length === 0)}`
+    + (deadline.failures.length ? `   (${deadline.failures.length} runs without a timeout: ${deadline.failures[0]})` : ''));
+  if (skipped(cli)) say(`CLI cold start: skipped (${cli.skipped})`);
+  else say(`CLI cold start (${cli.command}, ${cli.runs} runs): median ${fmtMs(cli.medianMs)}`
+    + ` (bare node: ${fmtMs(cli.nodeBaselineMs)})   target <= ${TARGETS.cliColdStartMs} ms   ${verdict(cli.medianMs <= TARGETS.cliColdStartMs && cli.ok)}`
+    + (cli.ok ? '' : `   (output did not include 832040: ${JSON.stringify(cli.output)})`));
+  say(`total bench time: ${fmtMs(now() - started)}`);
+
+  if (JSON_OUT) {
+    const out = {
+      node: process.version,
+      platform: `${process.platform}/${process.arch}`,
+      date: new Date().toISOString(),
+      interpreter: interp ? { available: true, source: interp.source, offLimits: interp.offNote } : { available: false, reason: interpUnavailable },
+      limits: ON_LIMITS,
+      targets: TARGETS,
+      kernels: reports,
+      geomeanRatio: geo ?? null,
+      meteringOverheadGeomean: overheadGeo ?? null,
+      compile,
+      startup,
+      responsiveness,
+      deadline,
+      cliColdStart: cli,
+      totalMs: now() - started,
+    };
+    console.log(JSON.stringify(out, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2));
+  }
+  return disagreements ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e);
+    process.exit(2);
+  },
+);
