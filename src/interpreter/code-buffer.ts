@@ -39,6 +39,15 @@ export class CodeBuffer {
     this.length += 4;
   }
 
+  get(at: number): number {
+    return this.words[at]!;
+  }
+
+  /** Drops everything from `at` on (to take back the last instruction). */
+  truncate(at: number): void {
+    this.length = at;
+  }
+
   set(at: number, value: number): void {
     this.words[at] = value;
   }

@@ -8,14 +8,17 @@
  * instead of emitting a copy, and an instruction whose result is immediately stored with
  * `local.set`/`local.tee` writes the local directly. Entries that still point at a local are
  * copied to their own slot ("materialised") before anything could overwrite that local,
- * before control flow joins, and where calls need their arguments in a row.
+ * before control flow joins, and where calls need their arguments in a row. Constants are
+ * deferred the same way, so that `x + 1` becomes one instruction with an immediate operand,
+ * and a comparison that feeds `br_if` or `if` fuses with the branch.
  *
  * Fuel follows wasmtime: operators are counted at translation time and the count of each
- * straight-line run is charged by one `Fuel` instruction placed where the run ends (before a
- * branch, call, loop header or label), exactly where wasmtime flushes its fuel counter.
+ * straight-line run is charged where the run ends, exactly where wasmtime flushes its fuel
+ * counter: branches, calls and returns carry the amount as an operand, and a `Fuel`
+ * instruction does it before a loop header or a label reached by falling through.
  */
 import { DecodeError, SIMD_UNSUPPORTED, ValidationError } from './errors.js';
-import { Op } from './opcodes.js';
+import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, NEGATED_COMPARE, Op } from './opcodes.js';
 import { ByteReader } from './reader.js';
 import {
   EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
@@ -26,6 +29,8 @@ import { CodeBuffer } from './code-buffer.js';
 
 /** Stack entry type used for the polymorphic bottom of unreachable code. */
 const UNKNOWN = 0;
+/** Slot marker of a stack entry that is a constant not yet written anywhere. */
+const CONST = -1;
 
 const enum Kind { Block, Loop, If, Else, Function }
 
@@ -93,9 +98,11 @@ class FunctionTranslator {
   private r!: ByteReader;
   private localTypes: ValType[] = [];
   private numLocals = 0;
-  /** Operand stack: types and the slot holding each entry. */
+  /** Operand stack: types and the slot holding each entry (or CONST and its value). */
   private types: number[] = [];
   private locs: number[] = [];
+  private constLo: number[] = [];
+  private constHi: number[] = [];
   private sp = 0;
   private maxSp = 0;
   private deferred = 0;
@@ -104,6 +111,8 @@ class FunctionTranslator {
   /** Code position of the destination operand of the last instruction, while retargetable. */
   private lastDst = -1;
   private lastDstSlot = -1;
+  /** Code position where that instruction starts. */
+  private lastStart = -1;
 
   constructor(private readonly ctx: ModuleContext, private readonly out: CodeBuffer) {}
 
@@ -164,6 +173,28 @@ class FunctionTranslator {
     if (this.sp > this.maxSp) this.maxSp = this.sp;
   }
 
+  private pushConst(type: number, lo: number, hi: number): void {
+    if (!this.live) {
+      this.push(type);
+      return;
+    }
+    this.pushLocal(type, CONST);
+    this.constLo[this.sp - 1] = lo;
+    this.constHi[this.sp - 1] = hi;
+  }
+
+  /** Whether the top entry is a deferred i32 constant (its value is then `constLo[sp - 1]`). */
+  private topIsConst(): boolean {
+    return this.sp > this.top.height && this.locs[this.sp - 1] === CONST;
+  }
+
+  /** Pops a deferred constant (see topIsConst) and returns its low half. */
+  private popConst(): number {
+    this.sp--;
+    this.deferred--;
+    return this.constLo[this.sp]!;
+  }
+
   /** Pops a value of the expected type (UNKNOWN accepts any) and returns its slot. */
   private pop(expected: number): number {
     const ctrl = this.top;
@@ -177,8 +208,25 @@ class FunctionTranslator {
       this.invalid(`type mismatch: expected ${valTypeName(expected)}, found ${valTypeName(actual)}`);
     }
     const loc = this.locs[h]!;
+    if (loc === CONST) {
+      // Write the constant into the entry's own slot, just before its consumer.
+      this.emitConst(this.slotOf(h), h);
+      this.deferred--;
+      return this.slotOf(h);
+    }
     if (loc < this.numLocals) this.deferred--;
     return loc;
+  }
+
+  /** Pops a value of the expected type without writing a deferred constant anywhere. */
+  private popChecked(expected: number): void {
+    if (this.topIsConst()) {
+      const actual = this.types[this.sp - 1]!;
+      if (actual !== expected && expected !== UNKNOWN) this.invalid(`type mismatch: expected ${valTypeName(expected)}, found ${valTypeName(actual)}`);
+      this.popConst();
+      return;
+    }
+    this.pop(expected);
   }
 
   /** Pops any value, returning its type (UNKNOWN at a polymorphic bottom). */
@@ -197,14 +245,28 @@ class FunctionTranslator {
     for (const t of types) this.push(t);
   }
 
-  /** Copies the entry at `height` into its own slot if it still points at a local. */
+  /** Copies the entry at `height` into its own slot if it still points at a local or is a constant. */
   private materialize(height: number): void {
-    const loc = this.locs[height]!;
     const own = this.slotOf(height);
-    if (loc === own) return;
-    if (loc < this.numLocals) this.deferred--;
+    if (this.locs[height] === own) return;
+    this.emitMove(own, height);
+    if (this.locs[height]! < this.numLocals) this.deferred--;
     this.locs[height] = own;
-    if (this.live) this.emit2(Op.Copy, own * 2, loc * 2);
+  }
+
+  /** Emits what writes the value of the entry at `height` into slot `to`. */
+  private emitMove(to: number, height: number): void {
+    if (!this.live) return;
+    const loc = this.locs[height]!;
+    if (loc === CONST) this.emitConst(to, height);
+    else if (loc !== to) this.emit2(Op.Copy, to * 2, loc * 2);
+  }
+
+  private emitConst(to: number, height: number): void {
+    if (!this.live) return;
+    const t = this.types[height];
+    if (t === I64 || t === F64) this.emit3(Op.Const64, to * 2, this.constLo[height]!, this.constHi[height]!);
+    else this.emit2(Op.Const32, to * 2, this.constLo[height]!);
   }
 
   private materializeAll(): void {
@@ -243,6 +305,7 @@ class FunctionTranslator {
   /** Emits an instruction whose first operand is a destination slot a later local.set may retarget. */
   private emitProducer(op: number, dstSlot: number, operands: readonly number[]): void {
     const at = this.out.length + 1;
+    this.lastStart = this.out.length;
     this.out.push(op);
     this.out.push(dstSlot * 2);
     for (const o of operands) this.out.push(o);
@@ -250,9 +313,17 @@ class FunctionTranslator {
     this.lastDstSlot = dstSlot;
   }
 
+  /** Charges the pending fuel with a Fuel instruction (where no branch can carry it). */
   private flushFuel(): void {
     if (this.pendingFuel > 0 && this.live) this.emit1(Op.Fuel, this.pendingFuel);
     this.pendingFuel = 0;
+  }
+
+  /** Hands the pending fuel to the branch, call or return about to be emitted. */
+  private takeFuel(): number {
+    const fuel = this.pendingFuel;
+    this.pendingFuel = 0;
+    return fuel;
   }
 
   private charge(): void {
@@ -308,17 +379,23 @@ class FunctionTranslator {
   private checkLabelOperands(types: readonly ValType[], keepFound = false): void {
     const saved: number[] = [];
     const savedLocs: number[] = [];
+    const savedLo: number[] = [];
+    const savedHi: number[] = [];
     for (let i = types.length - 1; i >= 0; i--) {
       const h = this.sp - 1;
       const holds = h >= this.top.height;
       savedLocs.push(holds ? this.locs[h]! : this.slotOf(Math.max(h, 0)));
-      this.pop(types[i]!);
+      savedLo.push(this.constLo[h] ?? 0);
+      savedHi.push(this.constHi[h] ?? 0);
+      this.popChecked(types[i]!);
       saved.push(keepFound ? (holds ? this.types[h]! : UNKNOWN) : types[i]!);
     }
     for (let i = types.length - 1; i >= 0; i--) {
       const h = this.sp++;
       this.types[h] = saved[i]!;
       this.locs[h] = savedLocs[i]!;
+      this.constLo[h] = savedLo[i]!;
+      this.constHi[h] = savedHi[i]!;
       if (savedLocs[i]! < this.numLocals) this.deferred++;
       if (this.sp > this.maxSp) this.maxSp = this.sp;
     }
@@ -330,12 +407,8 @@ class FunctionTranslator {
    */
   private emitBranchCopies(target: Control, n: number): void {
     const base = target.kind === Kind.Function ? this.sp - n : target.height;
-    for (let i = 0; i < n; i++) {
-      const h = this.sp - n + i;
-      const to = this.slotOf(base + i);
-      const from = this.locs[h]!;
-      if (from !== to) this.out.push3(Op.Copy, to * 2, from * 2);
-    }
+    for (let i = 0; i < n; i++) this.emitMove(this.slotOf(base + i), this.sp - n + i);
+    this.lastDst = -1;
   }
 
   private needsCopies(target: Control, n: number): boolean {
@@ -346,15 +419,13 @@ class FunctionTranslator {
     return false;
   }
 
-  /** Emits an unconditional transfer to `target` (copies already done). */
-  private emitJumpTo(target: Control, n: number): void {
+  /** Emits an unconditional transfer to `target` (copies already done), charging `fuel`. */
+  private emitJumpTo(target: Control, n: number, fuel: number): void {
     if (target.kind === Kind.Function) {
-      this.out.push3(Op.Return, this.slotOf(this.sp - n) * 2, n);
-    } else if (target.kind === Kind.Loop) {
-      this.out.push2(Op.Jump, target.loopPc);
+      this.out.push4(Op.Return, this.slotOf(this.sp - n) * 2, n, fuel);
     } else {
-      this.out.push2(Op.Jump, -1);
-      target.fixups.push(this.out.length - 1);
+      this.out.push3(Op.Jump, target.kind === Kind.Loop ? target.loopPc : -1, fuel);
+      if (target.kind !== Kind.Loop) target.fixups.push(this.out.length - 2);
     }
     this.lastDst = -1;
   }
@@ -395,12 +466,12 @@ class FunctionTranslator {
     const results = ctrl.results;
     this.checkBlockResults(ctrl);
     if (this.live) this.materializeTop(results.length);
-    this.flushFuel();
     if (ctrl.kind === Kind.Function) {
-      if (this.live) this.emit2(Op.Return, this.slotOf(this.sp - results.length) * 2, results.length);
+      if (this.live) this.emit3(Op.Return, this.slotOf(this.sp - results.length) * 2, results.length, this.takeFuel());
       this.ctrls.pop();
       return;
     }
+    this.flushFuel();
     if (ctrl.kind === Kind.If) {
       // No else: the false path must turn the parameters into the results unchanged.
       if (ctrl.params.length !== results.length || ctrl.params.some((t, i) => t !== results[i])) {
@@ -456,15 +527,16 @@ class FunctionTranslator {
       }
       case 0x04: { // if
         const [params, results] = this.blockType();
+        const fusable = this.fusableCondition();
         const cond = this.pop(I32);
         this.checkLabelOperands(params);
         this.charge();
-        this.materializeAll();
-        this.flushFuel();
+        if (this.deferred > 0) this.materializeAll();
         const wasLive = this.live;
-        if (wasLive) this.emit2(Op.BranchIfZero, cond * 2, -1);
+        // Jump to the else branch when the condition is false.
+        const at = wasLive ? this.emitConditionalJump(cond, false, this.stillFusable(fusable)) : -1;
         const ctrl = this.pushControl(Kind.If, params, results, -1);
-        if (wasLive) ctrl.elseFixup = this.out.length - 1;
+        ctrl.elseFixup = at;
         return;
       }
       case 0x05: { // else
@@ -473,9 +545,8 @@ class FunctionTranslator {
         this.checkBlockResults(ctrl);
         if (this.live) {
           this.materializeTop(ctrl.results.length);
-          this.flushFuel();
-          this.emit1(Op.Jump, -1);
-          ctrl.fixups.push(this.out.length - 1);
+          this.emit2(Op.Jump, -1, this.takeFuel());
+          ctrl.fixups.push(this.out.length - 2);
         }
         const here = this.label();
         if (ctrl.elseFixup >= 0) this.out.set(ctrl.elseFixup, here);
@@ -496,22 +567,21 @@ class FunctionTranslator {
         this.checkLabelOperands(types);
         this.charge();
         if (this.live) {
-          this.flushFuel();
           if (target.kind === Kind.Function) this.materializeTop(types.length);
           else this.emitBranchCopies(target, types.length);
-          this.emitJumpTo(target, types.length);
+          this.emitJumpTo(target, types.length, this.takeFuel());
         }
         this.setUnreachable();
         return;
       }
       case 0x0d: { // br_if
         const target = this.readLabel();
+        const fusable = this.fusableCondition();
         const cond = this.pop(I32);
         const types = this.labelTypes(target);
         this.checkLabelOperands(types);
         this.charge();
-        this.flushFuel();
-        if (this.live) this.conditionalBranch(target, types.length, cond);
+        if (this.live) this.conditionalBranch(target, types.length, cond, this.stillFusable(fusable));
         return;
       }
       case 0x0e: { // br_table
@@ -522,9 +592,8 @@ class FunctionTranslator {
         const fn = this.ctrls[0]!;
         this.checkLabelOperands(fn.results);
         if (this.live) {
-          this.flushFuel();
           this.materializeTop(fn.results.length);
-          this.emit2(Op.Return, this.slotOf(this.sp - fn.results.length) * 2, fn.results.length);
+          this.emit3(Op.Return, this.slotOf(this.sp - fn.results.length) * 2, fn.results.length, this.takeFuel());
         }
         this.setUnreachable();
         return;
@@ -632,31 +701,27 @@ class FunctionTranslator {
       case 0x41: { // i32.const
         const v = r.s32();
         this.charge();
-        const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.Const32, d, [v]);
+        this.pushConst(I32, v, 0);
         return;
       }
       case 0x42: { // i64.const
         const lo = r.s64();
         const hi = r.hi;
         this.charge();
-        const d = this.push(I64);
-        if (this.live) this.emitProducer(Op.Const64, d, [lo, hi]);
+        this.pushConst(I64, lo, hi);
         return;
       }
       case 0x43: { // f32.const
         const bits = r.fixed32();
         this.charge();
-        const d = this.push(F32);
-        if (this.live) this.emitProducer(Op.Const32, d, [bits]);
+        this.pushConst(F32, bits, 0);
         return;
       }
       case 0x44: { // f64.const
         const lo = r.fixed32();
         const hi = r.fixed32();
         this.charge();
-        const d = this.push(F64);
-        if (this.live) this.emitProducer(Op.Const64, d, [lo, hi]);
+        this.pushConst(F64, lo, hi);
         return;
       }
       case 0xd0: { // ref.null
@@ -725,6 +790,13 @@ class FunctionTranslator {
   private storeLocal(x: number, tee: boolean): void {
     const type = this.localTypes[x]!;
     const h = this.sp - 1;
+    if (this.topIsConst() && this.live) {
+      if (this.types[h] !== type) this.invalid(`type mismatch: expected ${valTypeName(type)}, found ${valTypeName(this.types[h]!)}`);
+      this.materializeLocal(x);
+      this.emitConst(x, h);
+      if (!tee) this.popConst();
+      return;
+    }
     const producedHere = this.lastDst >= 0 && h >= this.top.height && this.locs[h] === this.slotOf(h) && this.lastDstSlot === this.slotOf(h);
     const a = this.pop(type);
     if (!this.live) {
@@ -778,24 +850,68 @@ class FunctionTranslator {
     return this.slotOf(this.sp);
   }
 
-  private conditionalBranch(target: Control, n: number, cond: number): void {
+  /**
+   * If the top of the stack is an i32 comparison (or eqz) just computed by the last
+   * instruction, returns that instruction's position (else -1), so a branch on it can absorb
+   * it as long as nothing else is emitted in between.
+   */
+  private fusableCondition(): number {
+    const h = this.sp - 1;
+    if (this.lastDst < 0 || h < this.top.height || this.locs[h] !== this.slotOf(h) || this.lastDstSlot !== this.slotOf(h)) return -1;
+    const op = this.out.get(this.lastStart);
+    const fusable = op === 0x45 || (op >= I32_COMPARE_FIRST && op <= I32_COMPARE_LAST)
+      || (op >= Op.I32CompareImmBase && op < Op.I32CompareImmBase + 10);
+    return fusable ? this.lastStart : -1;
+  }
+
+  private stillFusable(position: number): boolean {
+    return position >= 0 && this.lastDst >= 0 && this.lastStart === position;
+  }
+
+  /**
+   * Emits a jump taken when the condition in `cond` is `when` (true: non-zero), with the
+   * pending fuel, and returns the position of its target operand. With `fuse`, the
+   * comparison that computed `cond` (the last instruction) is taken back and folded in.
+   */
+  private emitConditionalJump(cond: number, when: boolean, fuse: boolean): number {
+    const fuel = this.takeFuel();
+    if (fuse) {
+      const at = this.lastStart;
+      const op = this.out.get(at);
+      const a = this.out.get(at + 2);
+      const b = this.out.get(at + 3);
+      this.out.truncate(at);
+      if (op === 0x45) {
+        // eqz: branch on the operand itself, with the sense flipped.
+        this.emit3(when ? Op.BranchIfZero : Op.BranchIfNonZero, a, -1, fuel);
+        return this.out.length - 2;
+      }
+      const imm = op >= Op.I32CompareImmBase;
+      const index = imm ? op - Op.I32CompareImmBase : op - I32_COMPARE_FIRST;
+      const compare = when ? index : NEGATED_COMPARE[index]!;
+      this.out.push4((imm ? Op.BranchCompareImmBase : Op.BranchCompareBase) + compare, a, b, -1);
+      this.out.push(fuel);
+      this.lastDst = -1;
+      return this.out.length - 2;
+    }
+    this.emit3(when ? Op.BranchIfNonZero : Op.BranchIfZero, cond * 2, -1, fuel);
+    return this.out.length - 2;
+  }
+
+  private conditionalBranch(target: Control, n: number, cond: number, fuse: boolean): void {
     if (target.kind !== Kind.Function && !this.needsCopies(target, n)) {
-      this.emit2(Op.BranchIfNonZero, cond * 2, -1);
-      this.branchTargetPosition(target, this.out.length - 1);
+      this.branchTargetPosition(target, this.emitConditionalJump(cond, true, fuse));
       return;
     }
-    this.emit2(Op.BranchIfZero, cond * 2, -1);
-    const skip = this.out.length - 1;
+    // Copies are needed on the branch path only: skip over them when the condition is false.
+    const skip = this.emitConditionalJump(cond, false, fuse);
     if (target.kind === Kind.Function) {
-      // Move deferred results into their own slots on the branch path only.
-      for (let h = this.sp - n; h < this.sp; h++) {
-        const loc = this.locs[h]!;
-        if (loc !== this.slotOf(h)) this.out.push3(Op.Copy, this.slotOf(h) * 2, loc * 2);
-      }
+      // Move deferred results into their own slots, without changing the fall-through state.
+      for (let h = this.sp - n; h < this.sp; h++) this.emitMove(this.slotOf(h), h);
     } else {
       this.emitBranchCopies(target, n);
     }
-    this.emitJumpTo(target, n);
+    this.emitJumpTo(target, n, 0);
     this.out.set(skip, this.label());
   }
 
@@ -814,9 +930,7 @@ class FunctionTranslator {
     }
     this.charge();
     if (this.live) {
-      this.flushFuel();
-      this.out.push2(Op.BranchTable, index * 2);
-      this.out.push(count);
+      this.out.push4(Op.BranchTable, index * 2, this.takeFuel(), count);
       const table = this.out.length;
       for (let i = 0; i <= count; i++) this.out.push(-1);
       // Each distinct target gets one stub unless it needs no copies and is not a return.
@@ -832,14 +946,11 @@ class FunctionTranslator {
           stub = this.out.length;
           stubs.set(t, stub);
           if (t.kind === Kind.Function) {
-            for (let h = this.sp - arity; h < this.sp; h++) {
-              const loc = this.locs[h]!;
-              if (loc !== this.slotOf(h)) this.out.push3(Op.Copy, this.slotOf(h) * 2, loc * 2);
-            }
+            for (let h = this.sp - arity; h < this.sp; h++) this.emitMove(this.slotOf(h), h);
           } else {
             this.emitBranchCopies(t, arity);
           }
-          this.emitJumpTo(t, arity);
+          this.emitJumpTo(t, arity, 0);
         }
         this.out.set(table + i, stub);
       }
@@ -852,15 +963,17 @@ class FunctionTranslator {
     const n = type.params.length;
     this.checkLabelOperands(type.params);
     this.charge();
-    if (this.live) {
-      this.materializeTop(n);
-      this.flushFuel();
-    }
+    if (this.live) this.materializeTop(n);
     this.truncate(Math.max(this.sp - n, this.top.height));
     const argBase = this.slotOf(this.sp) * 2;
     if (this.live) {
-      if (op === Op.CallIndirect) this.emit4(op, index, table, argBase, indexSlot * 2);
-      else this.emit2(op, index, argBase);
+      const fuel = this.takeFuel();
+      if (op === Op.CallIndirect) {
+        this.emit4(op, index, table, argBase, indexSlot * 2);
+        this.out.push(fuel);
+      } else {
+        this.emit3(op, index, argBase, fuel);
+      }
     }
     this.pushTypes(type.results);
   }
@@ -890,6 +1003,17 @@ class FunctionTranslator {
   private numeric(op: number): void {
     const sig = NUMERIC_SIGNATURES[op - 0x45]!;
     const operandType = sig.operand;
+    if (sig.binary && operandType === I32 && this.topIsConst() && this.types[this.sp - 1] === I32) {
+      const form = immediateForm(op);
+      if (form >= 0) {
+        const imm = this.popConst();
+        const a = this.pop(I32);
+        this.charge();
+        const d = this.push(sig.result);
+        if (this.live) this.emitProducer(form, d, [a * 2, imm]);
+        return;
+      }
+    }
     let b = 0;
     if (sig.binary) b = this.pop(operandType);
     const a = this.pop(operandType);
@@ -1038,6 +1162,13 @@ class FunctionTranslator {
     }
     if (seg >= count) this.invalid('unknown data segment');
   }
+}
+
+/** The constant-operand opcode for an i32 binary or comparison opcode, or -1. */
+function immediateForm(op: number): number {
+  if (op >= I32_COMPARE_FIRST && op <= I32_COMPARE_LAST) return Op.I32CompareImmBase + (op - I32_COMPARE_FIRST);
+  const i = (IMM_BINARY as readonly number[]).indexOf(op);
+  return i >= 0 ? Op.I32BinaryImmBase + i : -1;
 }
 
 function isReinterpret(op: number): boolean {

@@ -62,18 +62,22 @@ export function runLoop(ex: Execution): Status {
         case 0x00: /* Unreachable */
           throw new Trap(TrapKind.Unreachable);
         case 0x01: /* Jump */
+          fuel -= code[pc + 2]!;
           pc = code[pc + 1]!;
           continue;
         case 0x02: /* BranchIfNonZero */
-          pc = s32[base + code[pc + 1]!] !== 0 ? code[pc + 2]! : pc + 3;
+          fuel -= code[pc + 3]!;
+          pc = s32[base + code[pc + 1]!] !== 0 ? code[pc + 2]! : pc + 4;
           continue;
         case 0x03: /* BranchIfZero */
-          pc = s32[base + code[pc + 1]!] === 0 ? code[pc + 2]! : pc + 3;
+          fuel -= code[pc + 3]!;
+          pc = s32[base + code[pc + 1]!] === 0 ? code[pc + 2]! : pc + 4;
           continue;
         case 0x04: /* BranchTable */ {
+          fuel -= code[pc + 2]!;
           const i = s32[base + code[pc + 1]!]! >>> 0;
-          const n = code[pc + 2]!;
-          pc = code[pc + 3 + (i < n ? i : n)]!;
+          const n = code[pc + 3]!;
+          pc = code[pc + 4 + (i < n ? i : n)]!;
           continue;
         }
         case 0x05: /* Copy */ {
@@ -113,7 +117,8 @@ export function runLoop(ex: Execution): Status {
         case 0x0a: /* Call */
           callIndex = code[pc + 1]!;
           callBase = base + code[pc + 2]!;
-          returnPc = pc + 3;
+          fuel -= code[pc + 3]!;
+          returnPc = pc + 4;
           break;
         case 0x0c: /* CallImport */
         case 0x0b: /* CallIndirect */ {
@@ -121,8 +126,10 @@ export function runLoop(ex: Execution): Status {
           if (code[pc] === Op.CallImport) {
             fid = inst.funcIds[code[pc + 1]!]!;
             callBase = base + code[pc + 2]!;
-            returnPc = pc + 3;
+            fuel -= code[pc + 3]!;
+            returnPc = pc + 4;
           } else {
+            fuel -= code[pc + 5]!;
             const table = inst.tables[code[pc + 2]!]!;
             const i = s32[base + code[pc + 4]!]! >>> 0;
             if (i >= table.size) throw new Trap(TrapKind.TableOutOfBounds);
@@ -130,7 +137,7 @@ export function runLoop(ex: Execution): Status {
             if (fid < 0) throw new Trap(TrapKind.UninitializedElement);
             if (store.funcs[fid]!.sig !== inst.sigIds[code[pc + 1]!]) throw new Trap(TrapKind.IndirectCallTypeMismatch);
             callBase = base + code[pc + 3]!;
-            returnPc = pc + 5;
+            returnPc = pc + 6;
           }
           const callee = store.funcs[fid]!;
           if (callee.instance === null) {
@@ -164,6 +171,7 @@ export function runLoop(ex: Execution): Status {
           break;
         }
         case 0x0d: /* Return */ {
+          fuel -= code[pc + 3]!;
           const src = base + code[pc + 1]!;
           const end = base + 2 * code[pc + 2]!;
           for (let d = base, s = src; d < end; d++, s++) s32[d] = s32[s]!;
@@ -834,6 +842,49 @@ export function runLoop(ex: Execution): Status {
         case 0xe5: /* TruncSatBase + 5 */ N.i64TruncSatF32U(s32, base + code[pc + 1]!, f32[base + code[pc + 2]!]!); pc += 3; continue;
         case 0xe6: /* TruncSatBase + 6 */ N.i64TruncSatF64S(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
         case 0xe7: /* TruncSatBase + 7 */ N.i64TruncSatF64U(s32, base + code[pc + 1]!, f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
+        // ---- i32 with a constant right operand -----------------------------------------
+        case 0xc5: /* add */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! + code[pc + 3]!) | 0; pc += 4; continue;
+        case 0xc6: /* sub */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! - code[pc + 3]!) | 0; pc += 4; continue;
+        case 0xc7: /* mul */ s32[base + code[pc + 1]!] = Math.imul(s32[base + code[pc + 2]!]!, code[pc + 3]!); pc += 4; continue;
+        case 0xc8: /* and */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! & code[pc + 3]!; pc += 4; continue;
+        case 0xc9: /* or */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! | code[pc + 3]!; pc += 4; continue;
+        case 0xca: /* xor */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! ^ code[pc + 3]!; pc += 4; continue;
+        case 0xcb: /* shl */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! << code[pc + 3]!; pc += 4; continue;
+        case 0xcc: /* shr_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >> code[pc + 3]!; pc += 4; continue;
+        case 0xcd: /* shr_u */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >>> code[pc + 3]!; pc += 4; continue;
+        case 0xce: /* eq */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === code[pc + 3] ? 1 : 0; pc += 4; continue;
+        case 0xcf: /* ne */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] !== code[pc + 3] ? 1 : 0; pc += 4; continue;
+        case 0xd0: /* lt_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! < code[pc + 3]! ? 1 : 0; pc += 4; continue;
+        case 0xd1: /* lt_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) < (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
+        case 0xd2: /* gt_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! > code[pc + 3]! ? 1 : 0; pc += 4; continue;
+        case 0xd3: /* gt_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) > (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
+        case 0xd4: /* le_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! <= code[pc + 3]! ? 1 : 0; pc += 4; continue;
+        case 0xd5: /* le_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) <= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
+        case 0xd6: /* ge_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >= code[pc + 3]! ? 1 : 0; pc += 4; continue;
+        case 0xd7: /* ge_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) >= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
+
+        // ---- branches on an i32 comparison: op a b target fuel ----------------------------
+        case 0x100: /* eq */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] === s32[base + code[pc + 2]!] ? code[pc + 3]! : pc + 5; continue;
+        case 0x101: /* ne */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] !== s32[base + code[pc + 2]!] ? code[pc + 3]! : pc + 5; continue;
+        case 0x102: /* lt_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! < s32[base + code[pc + 2]!]! ? code[pc + 3]! : pc + 5; continue;
+        case 0x103: /* lt_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) < (s32[base + code[pc + 2]!]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        case 0x104: /* gt_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! > s32[base + code[pc + 2]!]! ? code[pc + 3]! : pc + 5; continue;
+        case 0x105: /* gt_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) > (s32[base + code[pc + 2]!]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        case 0x106: /* le_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! <= s32[base + code[pc + 2]!]! ? code[pc + 3]! : pc + 5; continue;
+        case 0x107: /* le_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) <= (s32[base + code[pc + 2]!]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        case 0x108: /* ge_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! >= s32[base + code[pc + 2]!]! ? code[pc + 3]! : pc + 5; continue;
+        case 0x109: /* ge_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) >= (s32[base + code[pc + 2]!]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        // ---- the same against a constant: op a imm target fuel ----------------------------
+        case 0x10a: /* eq */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] === code[pc + 2] ? code[pc + 3]! : pc + 5; continue;
+        case 0x10b: /* ne */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] !== code[pc + 2] ? code[pc + 3]! : pc + 5; continue;
+        case 0x10c: /* lt_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! < code[pc + 2]! ? code[pc + 3]! : pc + 5; continue;
+        case 0x10d: /* lt_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) < (code[pc + 2]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        case 0x10e: /* gt_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! > code[pc + 2]! ? code[pc + 3]! : pc + 5; continue;
+        case 0x10f: /* gt_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) > (code[pc + 2]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        case 0x110: /* le_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! <= code[pc + 2]! ? code[pc + 3]! : pc + 5; continue;
+        case 0x111: /* le_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) <= (code[pc + 2]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        case 0x112: /* ge_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! >= code[pc + 2]! ? code[pc + 3]! : pc + 5; continue;
+        case 0x113: /* ge_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) >= (code[pc + 2]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
         default:
           throw new Error(`internal error: bad opcode ${code[pc]} at ${pc}`);
       }

@@ -14,19 +14,19 @@
  */
 export const Op = {
   Unreachable: 0x00, //
-  Jump: 0x01, // target
-  BranchIfNonZero: 0x02, // cond target
-  BranchIfZero: 0x03, // cond target
-  BranchTable: 0x04, // index count target*(count+1)
+  Jump: 0x01, // target fuel
+  BranchIfNonZero: 0x02, // cond target fuel
+  BranchIfZero: 0x03, // cond target fuel
+  BranchTable: 0x04, // index fuel count target*(count+1)
   Copy: 0x05, // d a        (one 64-bit slot)
   Const32: 0x06, // d value (low half only)
   Const64: 0x07, // d lo hi
   Fuel: 0x08, // amount
   Loop: 0x09, //            (a check point: fuel, pause)
-  Call: 0x0a, // func argBase
-  CallIndirect: 0x0b, // typeIndex table argBase indexSlot
-  CallImport: 0x0c, // func argBase
-  Return: 0x0d, // src count
+  Call: 0x0a, // func argBase fuel
+  CallIndirect: 0x0b, // typeIndex table argBase indexSlot fuel
+  CallImport: 0x0c, // func argBase fuel
+  Return: 0x0d, // src count fuel
   Select: 0x0e, // d cond a b
   GlobalGet: 0x0f, // d global
   GlobalSet: 0x10, // global a
@@ -47,6 +47,26 @@ export const Op = {
   DataDrop: 0x1f, // segment
   MemoryCopy: 0x20, // d s n
   MemoryFill: 0x21, // d value n
+  /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
+  I32BinaryImmBase: 0xc5,
+  /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */
+  I32CompareImmBase: 0xce,
   /** First of the 0xFC saturating truncations: 0xE0 + sub-opcode (0..7), `op d a`. */
   TruncSatBase: 0xe0,
+  /** Branch if an i32 comparison holds: base + comparison index, `op a b target fuel`. */
+  BranchCompareBase: 0x100,
+  /** The same with a constant right operand: `op a imm target fuel`. */
+  BranchCompareImmBase: 0x10a,
 } as const;
+
+/**
+ * The i32 comparisons by index: eq, ne, lt_s, lt_u, gt_s, gt_u, le_s, le_u, ge_s, ge_u — the
+ * WebAssembly opcode minus 0x46.
+ */
+export const I32_COMPARE_FIRST = 0x46;
+export const I32_COMPARE_LAST = 0x4f;
+/** The comparison that holds exactly when comparison i does not. */
+export const NEGATED_COMPARE = [1, 0, 8, 9, 6, 7, 4, 5, 2, 3] as const;
+
+/** WebAssembly i32 binary opcodes that have a constant-operand form, by form index. */
+export const IMM_BINARY = [0x6a, 0x6b, 0x6c, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76] as const;
