@@ -25,6 +25,7 @@ import {
   type FuncType, type GlobalType, type ModuleIR, type TableType, type ValType,
   isRefType, valTypeName,
 } from './types.js';
+import { findMalformedBody } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
 
 /** Stack entry type used for the polymorphic bottom of unreachable code. */
@@ -86,7 +87,14 @@ export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
     const type = ctx.funcTypes[index]!;
     const body = ctx.ir.codes[i]!;
     entry[index] = out.length;
-    const frameSlots = translator.translate(type, body.locals, body.codeStart, body.codeEnd);
+    let frameSlots: number;
+    try {
+      frameSlots = translator.translate(type, body.locals, body.codeStart, body.codeEnd);
+    } catch (e) {
+      // A malformed encoding anywhere from here on outranks the validation error.
+      if (e instanceof ValidationError) throw findMalformedBody(ctx.ir, i) ?? e;
+      throw e;
+    }
     paramWords[index] = type.params.length * 2;
     localWords[index] = (type.params.length + body.locals.length) * 2;
     frameWords[index] = frameSlots * 2;
@@ -448,7 +456,7 @@ class FunctionTranslator {
       return [[], [b]];
     }
     const index = r.s33();
-    if (index < 0 || index >= this.ctx.ir.types.length) this.invalid('unknown type');
+    if (index < 0 || index >= this.ctx.ir.types.length) this.invalid(`unknown type ${index}`);
     const t = this.ctx.ir.types[index]!;
     return [t.params, t.results];
   }
@@ -600,7 +608,7 @@ class FunctionTranslator {
       }
       case 0x10: { // call
         const index = r.u32();
-        if (index >= this.ctx.funcTypes.length) this.invalid('unknown function');
+        if (index >= this.ctx.funcTypes.length) this.invalid(`unknown function ${index}`);
         const type = this.ctx.funcTypes[index]!;
         this.call(type, index < this.ctx.numImportedFuncs ? Op.CallImport : Op.Call, index, -1, -1);
         return;
@@ -608,8 +616,8 @@ class FunctionTranslator {
       case 0x11: { // call_indirect
         const typeIndex = r.u32();
         const table = r.u32();
-        if (typeIndex >= this.ctx.ir.types.length) this.invalid('unknown type');
-        if (table >= this.ctx.tables.length) this.invalid('unknown table');
+        if (typeIndex >= this.ctx.ir.types.length) this.invalid(`unknown type ${typeIndex}`);
+        if (table >= this.ctx.tables.length) this.invalid(`unknown table ${table}`);
         if (this.ctx.tables[table]!.elemType !== FUNCREF) this.invalid('type mismatch: call_indirect on a table of externref');
         const indexSlot = this.pop(I32);
         this.call(this.ctx.ir.types[typeIndex]!, Op.CallIndirect, typeIndex, table, indexSlot);
@@ -649,7 +657,7 @@ class FunctionTranslator {
       }
       case 0x23: { // global.get
         const g = r.u32();
-        if (g >= this.ctx.globals.length) this.invalid('unknown global');
+        if (g >= this.ctx.globals.length) this.invalid(`unknown global ${g}`);
         this.charge();
         const d = this.push(this.ctx.globals[g]!.valType);
         if (this.live) this.emitProducer(Op.GlobalGet, d, [g]);
@@ -657,7 +665,7 @@ class FunctionTranslator {
       }
       case 0x24: { // global.set
         const g = r.u32();
-        if (g >= this.ctx.globals.length) this.invalid('unknown global');
+        if (g >= this.ctx.globals.length) this.invalid(`unknown global ${g}`);
         const gt = this.ctx.globals[g]!;
         if (!gt.mutable) this.invalid('global is immutable');
         const a = this.pop(gt.valType);
@@ -743,7 +751,7 @@ class FunctionTranslator {
       }
       case 0xd2: { // ref.func
         const f = r.u32();
-        if (f >= this.ctx.funcTypes.length) this.invalid('unknown function');
+        if (f >= this.ctx.funcTypes.length) this.invalid(`unknown function ${f}`);
         if (!this.ctx.declaredRefs.has(f)) this.invalid('undeclared function reference');
         this.charge();
         const d = this.push(FUNCREF);
@@ -762,13 +770,13 @@ class FunctionTranslator {
 
   private localIndex(): number {
     const x = this.r.u32();
-    if (x >= this.numLocals) this.invalid('unknown local');
+    if (x >= this.numLocals) this.invalid(`unknown local ${x}`);
     return x;
   }
 
   private tableIndex(): number {
     const t = this.r.u32();
-    if (t >= this.ctx.tables.length) this.invalid('unknown table');
+    if (t >= this.ctx.tables.length) this.invalid(`unknown table ${t}`);
     return t;
   }
 
@@ -777,7 +785,7 @@ class FunctionTranslator {
   }
 
   private requireMemory(): void {
-    if (this.ctx.memoryCount === 0) this.invalid('unknown memory');
+    if (this.ctx.memoryCount === 0) this.invalid('unknown memory 0');
   }
 
   private valType(): ValType {
@@ -1082,7 +1090,7 @@ class FunctionTranslator {
         const seg = r.u32();
         const t = this.tableIndex();
         const elems = this.ctx.ir.elements;
-        if (seg >= elems.length) this.invalid('unknown elem segment');
+        if (seg >= elems.length) this.invalid(`unknown elem segment ${seg}`);
         if (elems[seg]!.elemType !== this.ctx.tables[t]!.elemType) this.invalid('type mismatch: table.init segment and table types differ');
         const n = this.pop(I32);
         const s = this.pop(I32);
@@ -1097,7 +1105,7 @@ class FunctionTranslator {
       }
       case 13: { // elem.drop
         const seg = r.u32();
-        if (seg >= this.ctx.ir.elements.length) this.invalid('unknown elem segment');
+        if (seg >= this.ctx.ir.elements.length) this.invalid(`unknown elem segment ${seg}`);
         this.charge();
         if (this.live) this.emit1(Op.ElemDrop, seg);
         return;
@@ -1158,9 +1166,9 @@ class FunctionTranslator {
     if (count === null) {
       // The binary format requires the section wherever these instructions appear.
       if (seg < this.ctx.ir.data.length) throw new DecodeError('data count section required', this.r.pos);
-      this.invalid('unknown data segment');
+      this.invalid(`unknown data segment ${seg}`);
     }
-    if (seg >= count) this.invalid('unknown data segment');
+    if (seg >= count) this.invalid(`unknown data segment ${seg}`);
   }
 }
 
