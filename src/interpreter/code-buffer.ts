@@ -48,6 +48,11 @@ export class CodeBuffer {
     this.length = at;
   }
 
+  push5(a: number, b: number, c: number, d: number, e: number): void {
+    this.push4(a, b, c, d);
+    this.push(e);
+  }
+
   set(at: number, value: number): void {
     this.words[at] = value;
   }

@@ -226,17 +226,6 @@ class FunctionTranslator {
     return loc;
   }
 
-  /** Pops a value of the expected type without writing a deferred constant anywhere. */
-  private popChecked(expected: number): void {
-    if (this.topIsConst()) {
-      const actual = this.types[this.sp - 1]!;
-      if (actual !== expected && expected !== UNKNOWN) this.invalid(`type mismatch: expected ${valTypeName(expected)}, found ${valTypeName(actual)}`);
-      this.popConst();
-      return;
-    }
-    this.pop(expected);
-  }
-
   /** Pops any value, returning its type (UNKNOWN at a polymorphic bottom). */
   private popAny(): number {
     const ctrl = this.top;
@@ -311,13 +300,14 @@ class FunctionTranslator {
   }
 
   /** Emits an instruction whose first operand is a destination slot a later local.set may retarget. */
-  private emitProducer(op: number, dstSlot: number, operands: readonly number[]): void {
-    const at = this.out.length + 1;
-    this.lastStart = this.out.length;
-    this.out.push(op);
-    this.out.push(dstSlot * 2);
-    for (const o of operands) this.out.push(o);
-    this.lastDst = at;
+  private emitProducer(op: number, dstSlot: number, count = 0, a = 0, b = 0, c = 0): void {
+    const at = this.out.length;
+    if (count <= 2) this.out.push4(op, dstSlot * 2, a, b);
+    else this.out.push5(op, dstSlot * 2, a, b, c);
+    // Unused operand words were written as padding; drop them again.
+    this.out.truncate(at + 2 + count);
+    this.lastStart = at;
+    this.lastDst = at + 1;
     this.lastDstSlot = dstSlot;
   }
 
@@ -385,27 +375,33 @@ class FunctionTranslator {
    * (so a polymorphic bottom stays polymorphic for its next target), as the spec requires.
    */
   private checkLabelOperands(types: readonly ValType[], keepFound = false): void {
-    const saved: number[] = [];
-    const savedLocs: number[] = [];
-    const savedLo: number[] = [];
-    const savedHi: number[] = [];
-    for (let i = types.length - 1; i >= 0; i--) {
-      const h = this.sp - 1;
-      const holds = h >= this.top.height;
-      savedLocs.push(holds ? this.locs[h]! : this.slotOf(Math.max(h, 0)));
-      savedLo.push(this.constLo[h] ?? 0);
-      savedHi.push(this.constHi[h] ?? 0);
-      this.popChecked(types[i]!);
-      saved.push(keepFound ? (holds ? this.types[h]! : UNKNOWN) : types[i]!);
-    }
-    for (let i = types.length - 1; i >= 0; i--) {
-      const h = this.sp++;
-      this.types[h] = saved[i]!;
-      this.locs[h] = savedLocs[i]!;
-      this.constLo[h] = savedLo[i]!;
-      this.constHi[h] = savedHi[i]!;
-      if (savedLocs[i]! < this.numLocals) this.deferred++;
+    const n = types.length;
+    const ctrl = this.top;
+    const available = this.sp - ctrl.height;
+    if (available < n) {
+      if (!ctrl.unreachable) this.invalid(`type mismatch: expected ${n} values but the stack has ${available}`);
+      // Below a polymorphic stack: make the missing entries, under the ones that exist.
+      // In unreachable code every entry sits in its own slot, so moving them is free.
+      const missing = n - available;
+      for (let h = this.sp - 1; h >= ctrl.height; h--) {
+        this.types[h + missing] = this.types[h]!;
+        this.locs[h + missing] = this.slotOf(h + missing);
+      }
+      for (let k = 0; k < missing; k++) {
+        this.types[ctrl.height + k] = UNKNOWN;
+        this.locs[ctrl.height + k] = this.slotOf(ctrl.height + k);
+      }
+      this.sp += missing;
       if (this.sp > this.maxSp) this.maxSp = this.sp;
+    }
+    for (let i = 0; i < n; i++) {
+      const h = this.sp - n + i;
+      const actual = this.types[h]!;
+      const expected = types[i]!;
+      if (actual !== expected && actual !== UNKNOWN) {
+        this.invalid(`type mismatch: expected ${valTypeName(expected)}, found ${valTypeName(actual)}`);
+      }
+      if (!keepFound) this.types[h] = expected;
     }
   }
 
@@ -660,7 +656,7 @@ class FunctionTranslator {
         if (g >= this.ctx.globals.length) this.invalid(`unknown global ${g}`);
         this.charge();
         const d = this.push(this.ctx.globals[g]!.valType);
-        if (this.live) this.emitProducer(Op.GlobalGet, d, [g]);
+        if (this.live) this.emitProducer(Op.GlobalGet, d, 1, g);
         return;
       }
       case 0x24: { // global.set
@@ -678,7 +674,7 @@ class FunctionTranslator {
         const i = this.pop(I32);
         this.charge();
         const d = this.push(this.ctx.tables[t]!.elemType);
-        if (this.live) this.emitProducer(Op.TableGet, d, [t, i * 2]);
+        if (this.live) this.emitProducer(Op.TableGet, d, 2, t, i * 2);
         return;
       }
       case 0x26: { // table.set
@@ -694,7 +690,7 @@ class FunctionTranslator {
         this.requireMemory();
         this.charge();
         const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.MemorySize, d, []);
+        if (this.live) this.emitProducer(Op.MemorySize, d, 0);
         return;
       }
       case 0x40: { // memory.grow
@@ -703,7 +699,7 @@ class FunctionTranslator {
         const a = this.pop(I32);
         this.charge();
         const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.MemoryGrow, d, [a * 2]);
+        if (this.live) this.emitProducer(Op.MemoryGrow, d, 1, a * 2);
         return;
       }
       case 0x41: { // i32.const
@@ -737,7 +733,7 @@ class FunctionTranslator {
         if (t !== FUNCREF && t !== EXTERNREF) throw new DecodeError('malformed reference type', r.pos - 1);
         this.charge();
         const d = this.push(t);
-        if (this.live) this.emitProducer(Op.RefNull, d, []);
+        if (this.live) this.emitProducer(Op.RefNull, d, 0);
         return;
       }
       case 0xd1: { // ref.is_null
@@ -746,7 +742,7 @@ class FunctionTranslator {
         const loc = this.popLoc();
         this.charge();
         const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.RefIsNull, d, [loc * 2]);
+        if (this.live) this.emitProducer(Op.RefIsNull, d, 1, loc * 2);
         return;
       }
       case 0xd2: { // ref.func
@@ -755,7 +751,7 @@ class FunctionTranslator {
         if (!this.ctx.declaredRefs.has(f)) this.invalid('undeclared function reference');
         this.charge();
         const d = this.push(FUNCREF);
-        if (this.live) this.emitProducer(Op.RefFunc, d, [f]);
+        if (this.live) this.emitProducer(Op.RefFunc, d, 1, f);
         return;
       }
       case 0xfc:
@@ -845,7 +841,7 @@ class FunctionTranslator {
     }
     this.charge();
     const d = this.push(type);
-    if (this.live) this.emitProducer(Op.Select, d, [c * 2, a * 2, b * 2]);
+    if (this.live) this.emitProducer(Op.Select, d, 3, c * 2, a * 2, b * 2);
   }
 
   private peekType(): number {
@@ -998,7 +994,7 @@ class FunctionTranslator {
         : op === 0x2a ? F32 : op === 0x2b ? F64 : I64;
       const addr = this.pop(I32);
       const d = this.push(resultType);
-      if (this.live) this.emitProducer(op, d, [addr * 2, offset | 0]);
+      if (this.live) this.emitProducer(op, d, 2, addr * 2, offset | 0);
     } else {
       const valueType = op === 0x36 || op === 0x3a || op === 0x3b ? I32
         : op === 0x38 ? F32 : op === 0x39 ? F64 : I64;
@@ -1018,7 +1014,7 @@ class FunctionTranslator {
         const a = this.pop(I32);
         this.charge();
         const d = this.push(sig.result);
-        if (this.live) this.emitProducer(form, d, [a * 2, imm]);
+        if (this.live) this.emitProducer(form, d, 2, a * 2, imm);
         return;
       }
     }
@@ -1028,9 +1024,9 @@ class FunctionTranslator {
     this.charge();
     const d = this.push(sig.result);
     if (!this.live) return;
-    if (sig.binary) this.emitProducer(op, d, [a * 2, b * 2]);
-    else if (isReinterpret(op)) this.emitProducer(Op.Copy, d, [a * 2]);
-    else this.emitProducer(op, d, [a * 2]);
+    if (sig.binary) this.emitProducer(op, d, 2, a * 2, b * 2);
+    else if (isReinterpret(op)) this.emitProducer(Op.Copy, d, 1, a * 2);
+    else this.emitProducer(op, d, 1, a * 2);
   }
 
   private prefixed(): void {
@@ -1042,7 +1038,7 @@ class FunctionTranslator {
       const a = this.pop(from);
       this.charge();
       const d = this.push(to);
-      if (this.live) this.emitProducer(Op.TruncSatBase + sub, d, [a * 2]);
+      if (this.live) this.emitProducer(Op.TruncSatBase + sub, d, 1, a * 2);
       return;
     }
     switch (sub) {
@@ -1131,14 +1127,14 @@ class FunctionTranslator {
         const init = this.pop(this.ctx.tables[t]!.elemType);
         this.charge();
         const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.TableGrow, d, [t, init * 2, n * 2]);
+        if (this.live) this.emitProducer(Op.TableGrow, d, 3, t, init * 2, n * 2);
         return;
       }
       case 16: { // table.size
         const t = this.tableIndex();
         this.charge();
         const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.TableSize, d, [t]);
+        if (this.live) this.emitProducer(Op.TableSize, d, 1, t);
         return;
       }
       case 17: { // table.fill

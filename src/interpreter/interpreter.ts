@@ -852,16 +852,30 @@ export function runLoop(ex: Execution): Status {
         case 0xcb: /* shl */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! << code[pc + 3]!; pc += 4; continue;
         case 0xcc: /* shr_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >> code[pc + 3]!; pc += 4; continue;
         case 0xcd: /* shr_u */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >>> code[pc + 3]!; pc += 4; continue;
-        case 0xce: /* eq */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === code[pc + 3] ? 1 : 0; pc += 4; continue;
-        case 0xcf: /* ne */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] !== code[pc + 3] ? 1 : 0; pc += 4; continue;
-        case 0xd0: /* lt_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! < code[pc + 3]! ? 1 : 0; pc += 4; continue;
-        case 0xd1: /* lt_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) < (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
-        case 0xd2: /* gt_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! > code[pc + 3]! ? 1 : 0; pc += 4; continue;
-        case 0xd3: /* gt_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) > (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
-        case 0xd4: /* le_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! <= code[pc + 3]! ? 1 : 0; pc += 4; continue;
-        case 0xd5: /* le_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) <= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
-        case 0xd6: /* ge_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >= code[pc + 3]! ? 1 : 0; pc += 4; continue;
-        case 0xd7: /* ge_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) >= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
+        case 0xce: /* rotl */ {
+          const a = s32[base + code[pc + 2]!]!;
+          const k = code[pc + 3]!;
+          s32[base + code[pc + 1]!] = (a << k) | (a >>> (32 - k));
+          pc += 4;
+          continue;
+        }
+        case 0xcf: /* rotr */ {
+          const a = s32[base + code[pc + 2]!]!;
+          const k = code[pc + 3]!;
+          s32[base + code[pc + 1]!] = (a >>> k) | (a << (32 - k));
+          pc += 4;
+          continue;
+        }
+        case 0xd0: /* eq */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === code[pc + 3] ? 1 : 0; pc += 4; continue;
+        case 0xd1: /* ne */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] !== code[pc + 3] ? 1 : 0; pc += 4; continue;
+        case 0xd2: /* lt_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! < code[pc + 3]! ? 1 : 0; pc += 4; continue;
+        case 0xd3: /* lt_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) < (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
+        case 0xd4: /* gt_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! > code[pc + 3]! ? 1 : 0; pc += 4; continue;
+        case 0xd5: /* gt_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) > (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
+        case 0xd6: /* le_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! <= code[pc + 3]! ? 1 : 0; pc += 4; continue;
+        case 0xd7: /* le_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) <= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
+        case 0xd8: /* ge_s */ s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! >= code[pc + 3]! ? 1 : 0; pc += 4; continue;
+        case 0xd9: /* ge_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) >= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
 
         // ---- branches on an i32 comparison: op a b target fuel ----------------------------
         case 0x100: /* eq */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] === s32[base + code[pc + 2]!] ? code[pc + 3]! : pc + 5; continue;

@@ -50,7 +50,7 @@ export const Op = {
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */
-  I32CompareImmBase: 0xce,
+  I32CompareImmBase: 0xd0,
   /** First of the 0xFC saturating truncations: 0xE0 + sub-opcode (0..7), `op d a`. */
   TruncSatBase: 0xe0,
   /** Branch if an i32 comparison holds: base + comparison index, `op a b target fuel`. */
@@ -69,4 +69,4 @@ export const I32_COMPARE_LAST = 0x4f;
 export const NEGATED_COMPARE = [1, 0, 8, 9, 6, 7, 4, 5, 2, 3] as const;
 
 /** WebAssembly i32 binary opcodes that have a constant-operand form, by form index. */
-export const IMM_BINARY = [0x6a, 0x6b, 0x6c, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76] as const;
+export const IMM_BINARY = [0x6a, 0x6b, 0x6c, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78] as const;
