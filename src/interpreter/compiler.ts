@@ -52,14 +52,19 @@ interface Control {
   elseFixup: number;
 }
 
+export const FUNC_INFO_STRIDE = 4;
+/** Offsets within a function's `info` record. */
+export const FuncInfo = { Entry: 0, ParamsEnd: 1, LocalsEnd: 2, FrameEnd: 3 } as const;
+
 /** What the rest of the engine needs to know about a module's compiled functions. */
 export interface CompiledFunctions {
   readonly code: Int32Array;
-  /** Per function index (imports included, where the entries are unused). */
-  readonly entry: Int32Array;
-  readonly paramWords: Int32Array;
-  readonly localWords: Int32Array;
-  readonly frameWords: Int32Array;
+  /**
+   * Four words per function index (imports included, where they are unused): the entry pc,
+   * then the frame's extent in words — end of parameters, end of locals, end of the frame.
+   * One array, so a call reads all four with one load of the array.
+   */
+  readonly info: Int32Array;
 }
 
 export interface ModuleContext {
@@ -77,16 +82,13 @@ const MAX_MEMORY_ALIGN = [2, 3, 2, 3, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 2, 3, 2, 3, 
 export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
   const out = new CodeBuffer();
   const total = ctx.funcTypes.length;
-  const entry = new Int32Array(total).fill(-1);
-  const paramWords = new Int32Array(total);
-  const localWords = new Int32Array(total);
-  const frameWords = new Int32Array(total);
+  const info = new Int32Array(total * FUNC_INFO_STRIDE).fill(-1);
   const translator = new FunctionTranslator(ctx, out);
   for (let i = 0; i < ctx.ir.codes.length; i++) {
     const index = ctx.numImportedFuncs + i;
     const type = ctx.funcTypes[index]!;
     const body = ctx.ir.codes[i]!;
-    entry[index] = out.length;
+    const entry = out.length;
     let frameSlots: number;
     try {
       frameSlots = translator.translate(type, body.locals, body.codeStart, body.codeEnd);
@@ -95,11 +97,13 @@ export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
       if (e instanceof ValidationError) throw findMalformedBody(ctx.ir, i) ?? e;
       throw e;
     }
-    paramWords[index] = type.params.length * 2;
-    localWords[index] = (type.params.length + body.locals.length) * 2;
-    frameWords[index] = frameSlots * 2;
+    const at = index * FUNC_INFO_STRIDE;
+    info[at + FuncInfo.Entry] = entry;
+    info[at + FuncInfo.ParamsEnd] = type.params.length * 2;
+    info[at + FuncInfo.LocalsEnd] = (type.params.length + body.locals.length) * 2;
+    info[at + FuncInfo.FrameEnd] = frameSlots * 2;
   }
-  return { code: out.finish(), entry, paramWords, localWords, frameWords };
+  return { code: out.finish(), info };
 }
 
 class FunctionTranslator {

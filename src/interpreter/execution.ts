@@ -7,6 +7,7 @@
  * slice is spent, a host function was called, or an asynchronous host call is pending; all
  * of these leave the state here, so the caller may yield to the event loop in between.
  */
+import { FUNC_INFO_STRIDE, FuncInfo } from './compiler.js';
 import { Trap, TrapKind } from './errors.js';
 import type { Instance } from './instance.js';
 import { runLoop } from './interpreter.js';
@@ -68,10 +69,11 @@ export class Execution {
     this.frames[2] = -1;
     this.fsp = 3;
     if (func.instance !== null) {
-      const fns = func.instance.module.functions;
-      this.ensureStack(fns.frameWords[func.index]!);
-      this.s32.fill(0, fns.paramWords[func.index]!, fns.localWords[func.index]!);
-      this.pc = fns.entry[func.index]!;
+      const info = func.instance.module.functions.info;
+      const at = func.index * FUNC_INFO_STRIDE;
+      this.ensureStack(info[at + FuncInfo.FrameEnd]!);
+      this.s32.fill(0, info[at + FuncInfo.ParamsEnd]!, info[at + FuncInfo.LocalsEnd]!);
+      this.pc = info[at + FuncInfo.Entry]!;
     }
     store.fuel -= 1;
   }

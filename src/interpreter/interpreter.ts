@@ -43,7 +43,7 @@ export function runLoop(ex: Execution): Status {
   let base = ex.base;
   let inst: Instance = ex.inst!;
   let code = inst.code;
-  let fns = inst.module.functions;
+  let info = inst.module.functions.info;
   let mem: MemoryInst | null = inst.memory;
   let view = mem !== null ? mem.view : EMPTY_VIEW;
   let memLen = view.byteLength;
@@ -159,7 +159,7 @@ export function runLoop(ex: Execution): Status {
             fsp += 3;
             inst = callee.instance;
             code = inst.code;
-            fns = inst.module.functions;
+            info = inst.module.functions.info;
             mem = inst.memory;
             view = mem !== null ? mem.view : EMPTY_VIEW;
             memLen = view.byteLength;
@@ -187,7 +187,7 @@ export function runLoop(ex: Execution): Status {
           if (id !== inst.id) {
             inst = store.instances[id]!;
             code = inst.code;
-            fns = inst.module.functions;
+            info = inst.module.functions.info;
             mem = inst.memory;
           }
           // The callee may have grown the memory.
@@ -904,7 +904,8 @@ export function runLoop(ex: Execution): Status {
       }
 
       // ---- entering a WebAssembly function (only the call instructions get here) -----
-      const frameEnd = callBase + fns.frameWords[callIndex]!;
+      const at = callIndex << 2; // FUNC_INFO_STRIDE
+      const frameEnd = callBase + info[at + 3]!;
       if (frameEnd > s32.length) {
         ex.ensureStack(frameEnd);
         s32 = ex.s32;
@@ -918,9 +919,9 @@ export function runLoop(ex: Execution): Status {
         frames[fsp + 2] = inst.id;
         fsp += 3;
       }
-      for (let i = callBase + fns.paramWords[callIndex]!, e = callBase + fns.localWords[callIndex]!; i < e; i++) s32[i] = 0;
+      for (let i = callBase + info[at + 1]!, e = callBase + info[at + 2]!; i < e; i++) s32[i] = 0;
       base = callBase;
-      pc = fns.entry[callIndex]!;
+      pc = info[at]!;
       if (--fuel <= checkpoint) {
         if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
         ex.pc = pc;
