@@ -200,6 +200,11 @@ class FunctionTranslator {
     return this.sp > this.top.height && this.locs[this.sp - 1] === CONST;
   }
 
+  /** Whether the entry under the top is a deferred constant. */
+  private secondIsConst(): boolean {
+    return this.sp - 2 >= this.top.height && this.locs[this.sp - 2] === CONST;
+  }
+
   /** Pops a deferred constant (see topIsConst) and returns its low half. */
   private popConst(): number {
     this.sp--;
@@ -1011,15 +1016,26 @@ class FunctionTranslator {
   private numeric(op: number): void {
     const sig = NUMERIC_SIGNATURES[op - 0x45]!;
     const operandType = sig.operand;
-    if (sig.binary && operandType === I32 && this.topIsConst() && this.types[this.sp - 1] === I32) {
-      const form = immediateForm(op);
-      if (form >= 0) {
-        const imm = this.popConst();
-        const a = this.pop(I32);
-        this.charge();
-        const d = this.push(sig.result);
-        if (this.live) this.emitProducer(form, d, 2, a * 2, imm);
-        return;
+    if (sig.binary && operandType === I32 && this.live) {
+      if (this.topIsConst()) {
+        const form = immediateForm(op);
+        if (form >= 0) {
+          const imm = this.popConst();
+          const a = this.pop(I32);
+          this.charge();
+          this.emitProducer(form, this.push(sig.result), 2, a * 2, imm);
+          return;
+        }
+      } else if (this.secondIsConst()) {
+        // A constant left operand: swap it to the right where that keeps the meaning.
+        const swapped = SWAPPED_OPERANDS.get(op);
+        if (swapped !== undefined) {
+          const b = this.pop(I32);
+          const imm = this.popConst();
+          this.charge();
+          this.emitProducer(immediateForm(swapped), this.push(sig.result), 2, b * 2, imm);
+          return;
+        }
       }
     }
     let b = 0;
@@ -1171,6 +1187,14 @@ class FunctionTranslator {
     if (seg >= count) this.invalid(`unknown data segment ${seg}`);
   }
 }
+
+/** i32 operations `c op x` that equal `x op' c`, as op -> op'. */
+const SWAPPED_OPERANDS: ReadonlyMap<number, number> = new Map([
+  [0x6a, 0x6a], [0x6c, 0x6c], [0x71, 0x71], [0x72, 0x72], [0x73, 0x73], // add mul and or xor
+  [0x46, 0x46], [0x47, 0x47], // eq ne
+  [0x48, 0x4a], [0x49, 0x4b], [0x4a, 0x48], [0x4b, 0x49], // lt <-> gt
+  [0x4c, 0x4e], [0x4d, 0x4f], [0x4e, 0x4c], [0x4f, 0x4d], // le <-> ge
+]);
 
 /** The constant-operand opcode for an i32 binary or comparison opcode, or -1. */
 function immediateForm(op: number): number {
