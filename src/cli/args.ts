@@ -1,0 +1,211 @@
+/**
+ * Command-line parsing for `sandboxd`, with sandboxd's flags and defaults:
+ *
+ *     sandboxd <MODULE> [--invoke NAME] [--fuel N] [--timeout-ms MS] [--memory-mb MB]
+ *              [--arg V]... [--allow-log] [--seed SEED]
+ *
+ * Beyond sandboxd, `--arg` takes typed values: `i32:N`, `i64:N`, `f32:X`, `f64:X` (a plain
+ * value is an i32). Options may be written `--flag value` or `--flag=value`; `--` ends them.
+ */
+import { Value } from '../sandbox/value.js';
+
+export interface CliOptions {
+  module: string;
+  invoke: string;
+  fuel: bigint;
+  timeoutMs: number;
+  memoryMb: number;
+  args: Value[];
+  allowLog: boolean;
+  seed: bigint | null;
+}
+
+export type ParsedArgs =
+  | { kind: 'run'; options: CliOptions }
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'error'; message: string };
+
+export const USAGE = 'Usage: sandboxd [OPTIONS] <MODULE>';
+
+export const HELP = `Run untrusted WebAssembly under CPU, wall-clock and memory limits with a deny-by-default host ABI.
+
+${USAGE}
+
+Arguments:
+  <MODULE>  Path to the \`.wasm\` or \`.wat\` module to run
+
+Options:
+  -i, --invoke <NAME>    Name of the exported function to invoke [default: run]
+      --fuel <N>         Fuel budget: the maximum number of WebAssembly instructions executed [default: 100000000]
+      --timeout-ms <MS>  Wall-clock timeout in milliseconds [default: 1000]
+      --memory-mb <MB>   Linear memory cap in mebibytes [default: 16]
+      --arg <V>          An argument to pass to the function, in order; repeat for several. A plain
+                         integer is an i32; typed values are i32:N, i64:N, f32:X and f64:X
+      --allow-log        Grant the audited \`host::log\` capability so the guest can emit log lines.
+                         Off by default: the host denies everything unless asked
+      --seed <SEED>      Grant the audited \`host::random\` capability, seeded with SEED, so the guest
+                         can draw reproducible 64-bit numbers. Off by default. Not cryptographic
+  -h, --help             Print help
+  -V, --version          Print version
+
+Exit codes: 0 success, 1 host error, 2 fuel exhausted, 3 timeout, 4 memory limit exceeded,
+5 disallowed import, 6 invalid module, 7 export error, 8 guest trap.
+`;
+
+const U64_MAX = 2n ** 64n - 1n;
+
+type ValueFlag = 'invoke' | 'fuel' | 'timeout-ms' | 'memory-mb' | 'arg' | 'seed';
+
+const LONG_VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>(['invoke', 'fuel', 'timeout-ms', 'memory-mb', 'arg', 'seed']);
+
+class ArgError extends Error {}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  try {
+    return parse(argv);
+  } catch (e) {
+    if (e instanceof ArgError) return { kind: 'error', message: e.message };
+    throw e;
+  }
+}
+
+function parse(argv: readonly string[]): ParsedArgs {
+  const options: Omit<CliOptions, 'module'> & { module: string | null } = {
+    module: null,
+    invoke: 'run',
+    fuel: 100_000_000n,
+    timeoutMs: 1000,
+    memoryMb: 16,
+    args: [],
+    allowLog: false,
+    seed: null,
+  };
+  let onlyPositionals = false;
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (onlyPositionals || token === '-' || !token.startsWith('-')) {
+      if (options.module !== null) throw new ArgError(`unexpected argument '${token}' (the module is already '${options.module}')`);
+      options.module = token;
+      continue;
+    }
+    if (token === '--') {
+      onlyPositionals = true;
+      continue;
+    }
+    if (token === '-h' || token === '--help') return { kind: 'help' };
+    if (token === '-V' || token === '--version') return { kind: 'version' };
+    if (token === '--allow-log') {
+      options.allowLog = true;
+      continue;
+    }
+
+    let flag: string;
+    let inline: string | null = null;
+    if (token.startsWith('--')) {
+      const eq = token.indexOf('=');
+      flag = eq >= 0 ? token.slice(2, eq) : token.slice(2);
+      if (eq >= 0) inline = token.slice(eq + 1);
+      if (flag === 'allow-log') throw new ArgError(`'--allow-log' takes no value`);
+      if (!LONG_VALUE_FLAGS.has(flag)) throw new ArgError(`unexpected argument '${token}'`);
+    } else if (token.startsWith('-i')) {
+      flag = 'invoke';
+      if (token.length > 2) inline = token.slice(2).replace(/^=/, '');
+    } else {
+      throw new ArgError(`unexpected argument '${token}'`);
+    }
+    let value: string;
+    if (inline !== null) {
+      value = inline;
+    } else {
+      if (i + 1 >= argv.length) throw new ArgError(`a value is required for '--${flag} <${valueName(flag as ValueFlag)}>' but none was supplied`);
+      value = argv[++i]!;
+    }
+    applyFlag(options, flag as ValueFlag, value);
+  }
+  if (options.module === null) throw new ArgError('the following required arguments were not provided: <MODULE>');
+  return { kind: 'run', options: { ...options, module: options.module } };
+}
+
+function valueName(flag: ValueFlag): string {
+  switch (flag) {
+    case 'invoke': return 'NAME';
+    case 'fuel': return 'N';
+    case 'timeout-ms': return 'MS';
+    case 'memory-mb': return 'MB';
+    case 'arg': return 'V';
+    case 'seed': return 'SEED';
+  }
+}
+
+function applyFlag(options: Omit<CliOptions, 'module'>, flag: ValueFlag, value: string): void {
+  const where = `for '--${flag} <${valueName(flag)}>'`;
+  switch (flag) {
+    case 'invoke':
+      if (value === '') throw new ArgError(`invalid value '' ${where}: the export name must not be empty`);
+      options.invoke = value;
+      return;
+    case 'fuel':
+      options.fuel = parseUnsigned(value, U64_MAX, where);
+      return;
+    case 'timeout-ms':
+      options.timeoutMs = Number(parseUnsigned(value, BigInt(Number.MAX_SAFE_INTEGER), where));
+      return;
+    case 'memory-mb': {
+      // The cap in bytes must stay a safe integer.
+      const mb = parseUnsigned(value, BigInt(Math.floor(Number.MAX_SAFE_INTEGER / (1024 * 1024))), where);
+      options.memoryMb = Number(mb);
+      return;
+    }
+    case 'seed':
+      options.seed = parseUnsigned(value, U64_MAX, where);
+      return;
+    case 'arg':
+      options.args.push(parseValue(value, where));
+      return;
+  }
+}
+
+function parseUnsigned(text: string, max: bigint, where: string): bigint {
+  if (!/^\+?[0-9]+$/.test(text)) throw new ArgError(`invalid value '${text}' ${where}: expected a non-negative integer`);
+  const n = BigInt(text);
+  if (n > max) throw new ArgError(`invalid value '${text}' ${where}: the number is too large (at most ${max})`);
+  return n;
+}
+
+/**
+ * `--arg` values: a plain integer is an i32 (as in sandboxd); `i32:N`, `i64:N`, `f32:X`,
+ * `f64:X` give the type. Integers are decimal; floats take Rust's syntax (`1.5`, `-2e10`,
+ * `inf`, `-infinity`, `NaN`).
+ */
+export function parseValue(text: string, where = `for '--arg <V>'`): Value {
+  const m = /^(i32|i64|f32|f64):(.*)$/i.exec(text);
+  const type = (m ? m[1]!.toLowerCase() : 'i32') as 'i32' | 'i64' | 'f32' | 'f64';
+  const body = m ? m[2]! : text;
+  const fail = (why: string): never => {
+    throw new ArgError(`invalid value '${text}' ${where}: ${why}`);
+  };
+  if (type === 'i32' || type === 'i64') {
+    if (!/^[+-]?[0-9]+$/.test(body)) {
+      return fail(m ? `expected a decimal ${type}` : 'expected an i32 (or a typed value i64:N, f32:X, f64:X)');
+    }
+    const n = BigInt(body);
+    const bits = type === 'i32' ? 32n : 64n;
+    if (n < -(2n ** (bits - 1n)) || n > 2n ** (bits - 1n) - 1n) fail(`the number is out of range for ${type}`);
+    return type === 'i32' ? Value.i32(Number(n)) : Value.i64(n);
+  }
+  const x = parseFloatText(body);
+  if (x === null) return fail(`expected a decimal ${type} (e.g. 1.5, -2e10, inf, NaN)`);
+  return type === 'f32' ? Value.f32(x) : Value.f64(x);
+}
+
+function parseFloatText(text: string): number | null {
+  const t = text.trim() === text ? text : '';
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(t);
+  if (special) {
+    if (special[2]!.toLowerCase() === 'nan') return NaN;
+    return special[1] === '-' ? -Infinity : Infinity;
+  }
+  if (!/^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(t)) return null;
+  return Number(t);
+}

@@ -1,0 +1,99 @@
+/**
+ * The `sandboxd` command: run one module under limits and report as sandboxd does.
+ *
+ * stdout: `[guest log] LINE` for each logged line, then `result: I32(42)` per returned value
+ * (or `ok (no return value)`). stderr: `fuel consumed: N`, `peak linear memory: N bytes` when
+ * memory grew, or `sandboxd: <error message>`. The exit code names the outcome: 0 success,
+ * 1 host error (and bad command lines), 2 fuel, 3 timeout, 4 memory, 5 disallowed import,
+ * 6 invalid module, 7 export error, 8 guest trap.
+ */
+import { readFile } from 'node:fs/promises';
+import { HostAbi, type LogSink } from '../host/abi.js';
+import { SandboxError } from '../sandbox/errors.js';
+import { Limits } from '../sandbox/limits.js';
+import { Sandbox } from '../sandbox/sandbox.js';
+import { HELP, USAGE, parseArgs, type CliOptions } from './args.js';
+
+export interface CliIo {
+  stdout(line: string): void;
+  stderr(line: string): void;
+}
+
+export interface CliEnvironment {
+  /** The version `--version` prints. */
+  version: string;
+}
+
+/** Runs `sandboxd` with `argv` (without the node and script paths); resolves with the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo, env: CliEnvironment): Promise<number> {
+  const parsed = parseArgs(argv);
+  switch (parsed.kind) {
+    case 'help':
+      io.stdout(HELP.trimEnd());
+      return 0;
+    case 'version':
+      io.stdout(`sandboxd ${env.version}`);
+      return 0;
+    case 'error':
+      io.stderr(`sandboxd: error: ${parsed.message}`);
+      io.stderr('');
+      io.stderr(USAGE);
+      io.stderr('');
+      io.stderr("For more information, try '--help'.");
+      return 1;
+    case 'run':
+      return runModule(parsed.options, io);
+  }
+}
+
+async function runModule(options: CliOptions, io: CliIo): Promise<number> {
+  let logs: LogSink | null = null;
+  try {
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(options.module);
+    } catch (e) {
+      throw SandboxError.host(`cannot read ${options.module}: ${describeIoError(e)}`);
+    }
+    const limits = new Limits({
+      fuel: options.fuel,
+      timeoutMs: options.timeoutMs,
+      memoryBytes: options.memoryMb * 1024 * 1024,
+    });
+    let host = HostAbi.denyAll();
+    if (options.allowLog) ({ host, logs } = host.allowLog());
+    if (options.seed !== null) host = host.allowRandom(options.seed);
+
+    const output = await new Sandbox(host).run(bytes, options.invoke, options.args, limits);
+
+    printLogs(logs, io);
+    if (output.values.length === 0) io.stdout('ok (no return value)');
+    for (const value of output.values) io.stdout(`result: ${value}`);
+    io.stderr(`fuel consumed: ${output.fuelConsumed}`);
+    if (output.peakMemoryBytes > 0) io.stderr(`peak linear memory: ${output.peakMemoryBytes} bytes`);
+    return 0;
+  } catch (e) {
+    const error = e instanceof SandboxError ? e : SandboxError.host(`internal error: ${e instanceof Error ? e.message : String(e)}`);
+    printLogs(logs, io);
+    io.stderr(`sandboxd: ${error.message}`);
+    return error.exitCode;
+  }
+}
+
+function printLogs(logs: LogSink | null, io: CliIo): void {
+  if (logs === null) return;
+  for (const line of logs.lines) io.stdout(`[guest log] ${line}`);
+  logs.clear();
+}
+
+/** Node's "ENOENT: no such file or directory, open 'x'" as Rust prints it: "No such file or directory (os error 2)". */
+function describeIoError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const err = e as NodeJS.ErrnoException;
+  const m = /^[A-Z0-9_]+: ([^,]+)/.exec(err.message);
+  if (m && typeof err.errno === 'number') {
+    const text = m[1]!;
+    return `${text[0]!.toUpperCase()}${text.slice(1)} (os error ${Math.abs(err.errno)})`;
+  }
+  return err.message;
+}

@@ -1,0 +1,55 @@
+/**
+ * sandboxd-ts: run untrusted WebAssembly under CPU (fuel), wall-clock (epoch deadline) and
+ * memory limits with a deny-by-default host ABI, on a WebAssembly interpreter written in
+ * TypeScript.
+ *
+ * ```ts
+ * import { HostAbi, Limits, Sandbox, Value } from 'sandboxd-ts';
+ *
+ * const { host, logs } = HostAbi.denyAll().allowLog();
+ * const sandbox = new Sandbox(host);
+ * const out = await sandbox.run(bytes, 'run', [Value.i32(7)], new Limits({ fuel: 1_000_000, timeoutMs: 100 }));
+ * ```
+ */
+export {
+  CompiledModule,
+  DEFAULT_FUEL,
+  DEFAULT_INSTANCES,
+  DEFAULT_MEMORY_BYTES,
+  DEFAULT_TABLE_ELEMENTS,
+  DEFAULT_TIMEOUT_MS,
+  EXIT_CODES,
+  Instance,
+  Limits,
+  RunOutput,
+  Sandbox,
+  SandboxError,
+  Value,
+  formatFloatDebug,
+  isSandboxError,
+  type LimitsOptions,
+  type ModuleExport,
+  type ModuleImport,
+  type ModuleSource,
+  type SandboxErrorKind,
+  type ValueOf,
+  type ValueType,
+} from './sandbox/index.js';
+export {
+  GuestMemory,
+  GuestMemoryError,
+  HostAbi,
+  HostFunctionError,
+  HostTrap,
+  LogSink,
+  SplitMix64,
+  type GrantInfo,
+  type HostArg,
+  type HostCall,
+  type HostFunctionImpl,
+  type HostFunctionSignature,
+  type HostResult,
+  type HostResultValue,
+  type LogGrant,
+} from './host/index.js';
+export { Watchdog, arm, type EpochClock, type WatchdogClock } from './watchdog/index.js';

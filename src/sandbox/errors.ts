@@ -1,0 +1,144 @@
+/**
+ * `SandboxError`: the one exception `compile`, `run`, `instantiate` and `call` ever throw.
+ *
+ * Every way a run can stop is a distinct `kind`, so embedders branch on why a module was
+ * stopped rather than scraping messages. The message text and the CLI exit code of each kind
+ * are sandboxd's.
+ */
+
+export type SandboxErrorKind =
+  | 'FuelExhausted'
+  | 'Timeout'
+  | 'MemoryLimitExceeded'
+  | 'DisallowedImport'
+  | 'InvalidModule'
+  | 'Export'
+  | 'Trap'
+  | 'Host';
+
+/** The `sandboxd` CLI's exit code for each kind. */
+export const EXIT_CODES: Readonly<Record<SandboxErrorKind, number>> = Object.freeze({
+  FuelExhausted: 2,
+  Timeout: 3,
+  MemoryLimitExceeded: 4,
+  DisallowedImport: 5,
+  InvalidModule: 6,
+  Export: 7,
+  Trap: 8,
+  Host: 1,
+});
+
+type ErrorInit =
+  | { kind: 'FuelExhausted'; budget: number }
+  | { kind: 'Timeout'; millis: number }
+  | { kind: 'MemoryLimitExceeded'; limit: number }
+  | { kind: 'DisallowedImport'; module: string; name: string }
+  | { kind: 'InvalidModule' | 'Export' | 'Trap' | 'Host'; detail: string };
+
+export class SandboxError extends Error {
+  /** Why the run stopped. */
+  readonly kind: SandboxErrorKind;
+  /** The `sandboxd` CLI exit code for this kind (1-8). */
+  readonly exitCode: number;
+  /**
+   * Fuel consumed up to the stop, so a failed run can still be billed (0 when no guest code
+   * ran; the whole budget for `FuelExhausted`).
+   */
+  fuelConsumed: number;
+  /** FuelExhausted: the configured budget. */
+  readonly budget?: number;
+  /** Timeout: the configured deadline in milliseconds. */
+  readonly millis?: number;
+  /** MemoryLimitExceeded: the configured memory cap in bytes. */
+  readonly limit?: number;
+  /** DisallowedImport: the import's module name, e.g. `env`. */
+  readonly module?: string;
+  /**
+   * For `DisallowedImport` only, the import's field name, e.g. `exec` (shadowing
+   * `Error.prototype.name`, as the contract names it); `'SandboxError'` for every other kind.
+   */
+  declare name: string;
+  /** InvalidModule, Export, Trap, Host: the text after the kind's prefix. */
+  readonly detail?: string;
+
+  private constructor(init: ErrorInit, message: string, fuelConsumed: number, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = init.kind;
+    this.exitCode = EXIT_CODES[init.kind];
+    this.fuelConsumed = fuelConsumed;
+    switch (init.kind) {
+      case 'FuelExhausted': this.budget = init.budget; break;
+      case 'Timeout': this.millis = init.millis; break;
+      case 'MemoryLimitExceeded': this.limit = init.limit; break;
+      case 'DisallowedImport':
+        this.module = init.module;
+        Object.defineProperty(this, 'name', { value: init.name, enumerable: true, writable: false, configurable: true });
+        break;
+      default: this.detail = init.detail;
+    }
+  }
+
+  static fuelExhausted(budget: number, fuelConsumed = budget): SandboxError {
+    return new SandboxError(
+      { kind: 'FuelExhausted', budget },
+      `fuel exhausted: the module exceeded its instruction budget of ${budget} units`,
+      fuelConsumed,
+    );
+  }
+
+  static timeout(millis: number, fuelConsumed = 0): SandboxError {
+    return new SandboxError(
+      { kind: 'Timeout', millis },
+      `wall-clock timeout: the module ran longer than ${millis} ms`,
+      fuelConsumed,
+    );
+  }
+
+  static memoryLimitExceeded(limit: number, fuelConsumed = 0): SandboxError {
+    return new SandboxError(
+      { kind: 'MemoryLimitExceeded', limit },
+      `memory limit exceeded: the module requested more than ${limit} bytes of linear memory`,
+      fuelConsumed,
+    );
+  }
+
+  static disallowedImport(module: string, name: string, fuelConsumed = 0): SandboxError {
+    return new SandboxError(
+      { kind: 'DisallowedImport', module, name },
+      `disallowed import: the module imports \`${module}::${name}\` which is not on the allow-list`,
+      fuelConsumed,
+    );
+  }
+
+  static invalidModule(detail: string, fuelConsumed = 0, cause?: unknown): SandboxError {
+    return new SandboxError({ kind: 'InvalidModule', detail }, `invalid module: ${detail}`, fuelConsumed, { cause });
+  }
+
+  static export(detail: string, fuelConsumed = 0, cause?: unknown): SandboxError {
+    return new SandboxError({ kind: 'Export', detail }, `export error: ${detail}`, fuelConsumed, { cause });
+  }
+
+  static trap(detail: string, fuelConsumed = 0, cause?: unknown): SandboxError {
+    return new SandboxError({ kind: 'Trap', detail }, `guest trap: ${detail}`, fuelConsumed, { cause });
+  }
+
+  static host(detail: string, fuelConsumed = 0, cause?: unknown): SandboxError {
+    return new SandboxError({ kind: 'Host', detail }, `host error: ${detail}`, fuelConsumed, { cause });
+  }
+
+  /** `SandboxError: <message>` (whatever `name` holds). */
+  override toString(): string {
+    return `SandboxError: ${this.message}`;
+  }
+}
+
+Object.defineProperty(SandboxError.prototype, 'name', {
+  value: 'SandboxError',
+  enumerable: false,
+  writable: true,
+  configurable: true,
+});
+
+export function isSandboxError(e: unknown): e is SandboxError {
+  return e instanceof SandboxError;
+}

@@ -1,0 +1,209 @@
+/**
+ * `Sandbox`: compile untrusted WebAssembly once, run it under hard limits as often as you
+ * like.
+ *
+ * ```ts
+ * const sandbox = Sandbox.denyAll();
+ * const out = await sandbox.run(wasmOrWat, 'add', [Value.i32(2), Value.i32(40)]);
+ * out.values;        // [I32(42)]
+ * out.fuelConsumed;  // 4
+ * ```
+ *
+ * Every run gets a fresh engine and store: runs share nothing, and many may be in flight on
+ * one sandbox at once. Four fences bound a run — fuel (deterministic CPU), the wall-clock
+ * deadline (epoch interruption driven by a per-run watchdog), the memory and table caps, and
+ * the deny-by-default host ABI — and every failure is a `SandboxError` naming the fence.
+ */
+import { DecodeError, ValidationError } from '../interpreter/errors.js';
+import { compileModule } from '../interpreter/index.js';
+import type { ExternKind } from '../interpreter/types.js';
+import { HostAbi } from '../host/abi.js';
+import { GuestMemory } from '../host/memory.js';
+import { SandboxError } from './errors.js';
+import { Limits, type LimitsOptions } from './limits.js';
+import { Session, type EngineModule } from './session.js';
+import { Value } from './value.js';
+import { toBinary } from './wat.js';
+
+/** What a run returns. */
+export class RunOutput {
+  constructor(
+    /** The values the export returned, in order (empty for a function without results). */
+    readonly values: Value[],
+    /** Fuel consumed by the run (for an instance call: by that call). */
+    readonly fuelConsumed: number,
+    /** The largest linear memory, in bytes, granted by a `memory.grow`; 0 when memory never grew. */
+    readonly peakMemoryBytes: number,
+  ) {
+    Object.freeze(this);
+  }
+}
+
+export interface ModuleImport {
+  readonly module: string;
+  readonly name: string;
+  readonly kind: ExternKind;
+}
+
+export interface ModuleExport {
+  readonly name: string;
+  readonly kind: ExternKind;
+}
+
+const engineModules = new WeakMap<CompiledModule, EngineModule>();
+
+/**
+ * A decoded and validated module, reusable across runs, instances and sandboxes. Obtain one
+ * from `sandbox.compile()`.
+ */
+export class CompiledModule {
+  /** What the module imports, in order. */
+  readonly imports: readonly ModuleImport[];
+  /** What the module exports. */
+  readonly exports: readonly ModuleExport[];
+
+  private constructor(inner: EngineModule) {
+    const ir = inner.ir;
+    this.imports = Object.freeze(ir.imports.map((i) => Object.freeze({ module: i.module, name: i.name, kind: i.desc.kind })));
+    this.exports = Object.freeze(ir.exports.map((e) => Object.freeze({ name: e.name, kind: e.kind })));
+    engineModules.set(this, inner);
+    Object.freeze(this);
+  }
+
+  /** @internal */
+  static wrap(inner: EngineModule): CompiledModule {
+    return new CompiledModule(inner);
+  }
+}
+
+/** The module as `compile`, `run` and `instantiate` accept it. */
+export type ModuleSource = CompiledModule | Uint8Array | ArrayBuffer | string;
+
+/**
+ * One instance of a module, kept for guests called more than once: its globals and memory
+ * persist from call to call. Each call runs under the instance's limits afresh — the full
+ * fuel budget and its own deadline. Calls on one instance run one at a time, in order.
+ */
+export class Instance {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /** @internal */
+  constructor(private readonly session: Session) {}
+
+  /** The limits every call runs under. */
+  get limits(): Limits {
+    return this.session.limits;
+  }
+
+  /** The instance's exported memory `memory` (bounds-checked `read`/`write`), or null when it exports none. */
+  get memory(): GuestMemory | null {
+    return this.session.memory;
+  }
+
+  /**
+   * Calls the exported function `exportName` with `params`. Resolves with its results, the
+   * fuel this call consumed, and the instance's peak memory so far; rejects with a
+   * `SandboxError` only.
+   */
+  call(exportName: string, params: readonly Value[] = []): Promise<RunOutput> {
+    const session = this.session;
+    const result = this.queue.then(async () => {
+      const { value, fuelConsumed } = await session.frame(() => session.call(exportName, params));
+      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes);
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}
+
+export class Sandbox {
+  /** The capabilities granted to every module this sandbox runs. */
+  readonly host: HostAbi;
+
+  /** A sandbox granting `host` (nothing, by default). */
+  constructor(host: HostAbi = HostAbi.denyAll()) {
+    if (!(host instanceof HostAbi)) throw new TypeError('Sandbox: expected a HostAbi');
+    this.host = host;
+  }
+
+  /** A sandbox that grants nothing: any import is a `DisallowedImport`. */
+  static denyAll(): Sandbox {
+    return new Sandbox(HostAbi.denyAll());
+  }
+
+  /**
+   * Decodes and validates a module once: `.wasm` bytes, `.wat` bytes or `.wat` text (the
+   * text through wabt, with the WebAssembly 2.0 features). Rejects with `SandboxError` kind
+   * `InvalidModule` (or `Host` for an internal fault).
+   */
+  async compile(bytes: Uint8Array | ArrayBuffer | string): Promise<CompiledModule> {
+    try {
+      const binary = await toBinary(bytes);
+      return CompiledModule.wrap(compileModule(binary));
+    } catch (e) {
+      throw compileError(e);
+    }
+  }
+
+  /**
+   * Runs `exportName(...params)` in a fresh store under `limits` (sandboxd's defaults when
+   * omitted). The start function, if any, runs first, within the same budget and deadline.
+   */
+  async run(
+    moduleOrBytes: ModuleSource,
+    exportName: string,
+    params: readonly Value[] = [],
+    limits?: Limits | LimitsOptions,
+  ): Promise<RunOutput> {
+    try {
+      const lim = Limits.from(limits);
+      const module = await this.engineModule(moduleOrBytes);
+      const session = new Session(module, this.host, lim);
+      const { value, fuelConsumed } = await session.frame(async () => {
+        await session.instantiate();
+        return session.call(exportName, params);
+      });
+      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes);
+    } catch (e) {
+      throw asSandboxError(e);
+    }
+  }
+
+  /**
+   * Instantiates a module for repeated calls. The start function, if any, runs now under
+   * `limits`; each later `call` gets the same limits afresh.
+   */
+  async instantiate(moduleOrBytes: ModuleSource, limits?: Limits | LimitsOptions): Promise<Instance> {
+    try {
+      const lim = Limits.from(limits);
+      const module = await this.engineModule(moduleOrBytes);
+      const session = new Session(module, this.host, lim);
+      await session.frame(() => session.instantiate());
+      return new Instance(session);
+    } catch (e) {
+      throw asSandboxError(e);
+    }
+  }
+
+  private async engineModule(source: ModuleSource): Promise<EngineModule> {
+    if (source instanceof CompiledModule) return engineModules.get(source)!;
+    return engineModules.get(await this.compile(source))!;
+  }
+}
+
+function compileError(e: unknown): SandboxError {
+  if (e instanceof SandboxError) return e;
+  if (e instanceof DecodeError || e instanceof ValidationError) {
+    return SandboxError.invalidModule(e.message, 0, e);
+  }
+  return asSandboxError(e);
+}
+
+/** The last line of defence: nothing but a `SandboxError` leaves the public API. */
+function asSandboxError(e: unknown): SandboxError {
+  if (e instanceof SandboxError) return e;
+  if (e instanceof RangeError && /^Limits:/.test(e.message)) return SandboxError.host(`invalid limits: ${e.message.replace(/^Limits: /, '')}`, 0, e);
+  if (e instanceof TypeError && /^Limits:/.test(e.message)) return SandboxError.host(`invalid limits: ${e.message.replace(/^Limits: /, '')}`, 0, e);
+  const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return SandboxError.host(`internal error: ${message}`, 0, e);
+}

@@ -1,0 +1,274 @@
+/**
+ * A session: one engine, one store and (at most) one instance of a module, run under one set
+ * of limits. `Sandbox.run` makes a session per run; `Sandbox.instantiate` keeps one per
+ * `Instance`. Sessions share nothing with each other — not even the engine, so one run's
+ * deadline (an epoch increment) can never interrupt another.
+ *
+ * Every stretch of guest execution happens inside `frame()`: it sets the fuel budget and the
+ * epoch deadline, arms the watchdog, and on the way out disarms it, measures the fuel
+ * consumed, and turns whatever was thrown into a `SandboxError`.
+ */
+import { DecodeError, LinkError, Trap, TrapKind, ValidationError } from '../interpreter/errors.js';
+import { Engine, Store, instantiate, invoke } from '../interpreter/index.js';
+import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type FuncType, type Import, type ModuleIR, type ValType } from '../interpreter/types.js';
+import { FuncRef, WasmValue } from '../interpreter/values.js';
+import { HostFunctionError, HostTrap, type HostAbi, type HostBinding } from '../host/abi.js';
+import { GuestMemory, GuestMemoryError, type EngineMemory } from '../host/memory.js';
+import { Watchdog } from '../watchdog/watchdog.js';
+import { Pacer, drive } from './driver.js';
+import { SandboxError } from './errors.js';
+import type { Limits } from './limits.js';
+import { Value } from './value.js';
+
+const PAGE_SIZE = 65536;
+
+/** The engine's compiled module (docs/engine-api.md: `compileModule(bytes)`). */
+export type EngineModule = Parameters<typeof instantiate>[1];
+type EngineInstance = ReturnType<typeof instantiate>;
+
+export class Session {
+  readonly engine = new Engine();
+  readonly store: InstanceType<typeof Store>;
+  readonly pacer = new Pacer();
+  /** Set when a memory or table growth was refused by a cap during the current frame. */
+  growRefused = false;
+  instance: EngineInstance | null = null;
+  memory: GuestMemory | null = null;
+  private readonly imports = new Map<Import, FuncRef>();
+  private watchdog: Watchdog | null = null;
+  private controller: AbortController | null = null;
+
+  /**
+   * Checks the module against the host ABI and the limits — before any guest code can run —
+   * and prepares the store. Throws `SandboxError`: `DisallowedImport` for the first import
+   * not granted, `InvalidModule` for a granted import of the wrong type, `MemoryLimitExceeded`
+   * for a declared minimum above a cap, `Host` when the limits allow no instance.
+   */
+  constructor(
+    readonly module: EngineModule,
+    readonly host: HostAbi,
+    readonly limits: Limits,
+  ) {
+    const ir = module.ir;
+    const grants = ir.imports.map((imp) => {
+      const grant = host.grantFor(imp.module, imp.name);
+      if (grant === undefined) throw SandboxError.disallowedImport(imp.module, imp.name);
+      if (imp.desc.kind !== 'func') {
+        throw SandboxError.invalidModule(
+          `incompatible import type for \`${imp.module}::${imp.name}\`: expected func of type \`${signature(grant.type)}\`, found ${imp.desc.kind}`,
+        );
+      }
+      const wanted = ir.types[imp.desc.typeIndex]!;
+      if (!sameType(wanted, grant.type)) {
+        throw SandboxError.invalidModule(
+          `incompatible import type for \`${imp.module}::${imp.name}\`: expected func of type \`${signature(grant.type)}\`, found func of type \`${signature(wanted)}\``,
+        );
+      }
+      return [imp, grant] as const;
+    });
+    if (limits.instances < 1) {
+      throw SandboxError.host(`instantiation failed: the limits allow ${limits.instances} instances and the module needs 1`);
+    }
+    for (const m of ir.memories) {
+      if (m.limits.min * PAGE_SIZE > limits.memoryBytes) throw SandboxError.memoryLimitExceeded(limits.memoryBytes);
+    }
+    for (const t of ir.tables) {
+      if (t.limits.min > limits.tableElements) throw SandboxError.memoryLimitExceeded(limits.memoryBytes);
+    }
+
+    this.store = new Store(this.engine, {
+      maxMemoryBytes: limits.memoryBytes,
+      maxTableElements: limits.tableElements,
+      onGrowRefused: () => {
+        this.growRefused = true;
+      },
+    });
+    const session = this;
+    const binding: HostBinding = {
+      memoryOf: () => session.memory,
+      get signal(): AbortSignal {
+        return session.controller?.signal ?? ENDED;
+      },
+    };
+    for (const [imp, grant] of grants) {
+      this.imports.set(imp, this.store.createHostFunction(grant.type, grant.bind(binding)));
+    }
+  }
+
+  /**
+   * Runs `body` — guest execution — under the session's limits: the full fuel budget, a fresh
+   * epoch deadline, an armed watchdog. Resolves with its value and the fuel consumed; rejects
+   * with a `SandboxError` (carrying the fuel consumed) and nothing else.
+   */
+  async frame<T>(body: () => Promise<T>): Promise<{ value: T; fuelConsumed: number }> {
+    const { store, engine, limits } = this;
+    store.fuel = limits.fuel;
+    this.growRefused = false;
+    store.epochDeadline = engine.epoch + 1;
+    this.controller = new AbortController();
+    this.watchdog = Watchdog.arm(engine, limits.timeoutMs);
+    try {
+      const value = await body();
+      return { value, fuelConsumed: this.fuelConsumed() };
+    } catch (e) {
+      throw this.classify(e);
+    } finally {
+      this.watchdog.disarm();
+      this.watchdog = null;
+      this.controller.abort();
+      this.controller = null;
+    }
+  }
+
+  /** Instantiates the module and runs its start function, if any (inside a frame). */
+  async instantiate(): Promise<void> {
+    const instance = instantiate(this.store, this.module, (imp) => this.imports.get(imp));
+    this.instance = instance;
+    const memoryExport = this.module.ir.exports.find((e) => e.name === 'memory' && e.kind === 'memory');
+    if (memoryExport !== undefined) {
+      this.memory = new GuestMemory(instance.exports.get('memory') as unknown as EngineMemory);
+    }
+    if (instance.startFunction !== null) {
+      await drive(invoke(this.store, instance.startFunction, []), this.store, this.watchdog!, this.pacer);
+    }
+  }
+
+  /** Calls the exported function `name` with `params` (inside a frame, after instantiate). */
+  async call(name: string, params: readonly Value[]): Promise<Value[]> {
+    const ir = this.module.ir;
+    const exp = ir.exports.find((e) => e.name === name);
+    const func = this.instance?.exports.get(name);
+    if (exp === undefined || exp.kind !== 'func' || !(func instanceof FuncRef)) {
+      throw SandboxError.export(`no exported function named \`${name}\``);
+    }
+    const type = functionType(ir, exp.index);
+    if (!Array.isArray(params)) throw SandboxError.export(`the parameters of \`${name}\` must be an array of Value`);
+    if (type.params.length !== params.length) {
+      throw SandboxError.export(
+        `function \`${name}\` expects ${type.params.length} parameter(s) but ${params.length} were supplied`,
+      );
+    }
+    const args = type.params.map((want, i) => {
+      const got = params[i] as unknown as Value | undefined;
+      if (!(got instanceof Value) || TYPE_CODES[got.type] !== want) {
+        throw SandboxError.export(
+          `function \`${name}\` parameter ${i} has type ${debugType(want)} but the supplied value does not match`,
+        );
+      }
+      return toWasm(got);
+    });
+    const results = await drive(invoke(this.store, func, args), this.store, this.watchdog!, this.pacer);
+    return results.map(fromWasm);
+  }
+
+  /** The high-water mark of granted memory growth (0 when memory never grew). */
+  get peakMemoryBytes(): number {
+    return this.store.peakMemoryBytes;
+  }
+
+  fuelConsumed(): number {
+    const used = this.limits.fuel - this.store.fuel;
+    return Math.min(this.limits.fuel, Math.max(0, used));
+  }
+
+  /** Maps anything thrown during a frame onto a `SandboxError`. */
+  private classify(e: unknown): SandboxError {
+    const fuel = this.fuelConsumed();
+    const limits = this.limits;
+    if (e instanceof SandboxError) {
+      e.fuelConsumed = fuel;
+      return e;
+    }
+    // A refused growth explains whatever failure follows it (a trap on -1, an out-of-bounds
+    // access past the memory the guest did not get, even running out of fuel or time).
+    if (this.growRefused) return SandboxError.memoryLimitExceeded(limits.memoryBytes, fuel);
+    if (e instanceof Trap) {
+      if (e.kind === TrapKind.OutOfFuel) return SandboxError.fuelExhausted(limits.fuel, limits.fuel);
+      if (e.kind === TrapKind.Interrupt) return SandboxError.timeout(limits.timeoutMs, fuel);
+      return SandboxError.trap(e.message, fuel, e);
+    }
+    if (e instanceof HostTrap || e instanceof GuestMemoryError) return SandboxError.trap(e.message, fuel, e);
+    if (e instanceof HostFunctionError) return SandboxError.host(e.message, fuel, e);
+    if (e instanceof DecodeError || e instanceof ValidationError || e instanceof LinkError) {
+      return SandboxError.invalidModule(e.message, fuel, e);
+    }
+    const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    return SandboxError.host(`internal error: ${message}`, fuel, e);
+  }
+}
+
+const ENDED: AbortSignal = AbortSignal.abort();
+
+const TYPE_CODES = { i32: I32, i64: I64, f32: F32, f64: F64 } as const;
+
+/** The type of function `index` (imports first), from the module's IR. */
+export function functionType(ir: ModuleIR, index: number): FuncType {
+  let imported = 0;
+  for (const imp of ir.imports) {
+    if (imp.desc.kind !== 'func') continue;
+    if (imported === index) return ir.types[imp.desc.typeIndex]!;
+    imported++;
+  }
+  return ir.types[ir.functions[index - imported]!]!;
+}
+
+function sameType(a: FuncType, b: FuncType): boolean {
+  return a.params.length === b.params.length && a.results.length === b.results.length
+    && a.params.every((t, i) => t === b.params[i]) && a.results.every((t, i) => t === b.results[i]);
+}
+
+function typeName(t: ValType): string {
+  switch (t) {
+    case I32: return 'i32';
+    case I64: return 'i64';
+    case F32: return 'f32';
+    case F64: return 'f64';
+    case V128: return 'v128';
+    case FUNCREF: return 'funcref';
+    case EXTERNREF: return 'externref';
+    default: return `0x${t.toString(16)}`;
+  }
+}
+
+function signature(t: FuncType): string {
+  return `(${t.params.map(typeName).join(', ')}) -> (${t.results.map(typeName).join(', ')})`;
+}
+
+/** wasmtime's `ValType` Debug names. */
+function debugType(t: ValType): string {
+  switch (t) {
+    case I32: return 'I32';
+    case I64: return 'I64';
+    case F32: return 'F32';
+    case F64: return 'F64';
+    case V128: return 'V128';
+    case FUNCREF: return 'FuncRef';
+    case EXTERNREF: return 'ExternRef';
+    default: return typeName(t);
+  }
+}
+
+function toWasm(v: Value): WasmValue {
+  switch (v.type) {
+    case 'i32': return WasmValue.i32(v.value as number);
+    case 'i64': return WasmValue.i64(v.value as bigint);
+    case 'f32': return WasmValue.f32(v.value as number);
+    default: return WasmValue.f64(v.value as number);
+  }
+}
+
+function fromWasm(w: WasmValue): Value {
+  switch (w.type) {
+    case I32: return Value.i32(w.asI32);
+    case I64: return Value.i64(w.asI64);
+    case F32: return Value.f32(w.asF32);
+    case F64: return Value.f64(w.asF64);
+    case FUNCREF: return unsupported(`FuncRef(${w.ref === null ? 'None' : 'Some(..)'})`);
+    case EXTERNREF: return unsupported(`ExternRef(${w.ref === null ? 'None' : 'Some(..)'})`);
+    default: return unsupported(debugType(w.type));
+  }
+}
+
+function unsupported(what: string): never {
+  throw SandboxError.export(`unsupported return type ${what}`);
+}

@@ -1,0 +1,263 @@
+/**
+ * The `sandboxd` command: argument parsing and output in-process, then end to end in a child
+ * process (from source through tsx; through bin/sandboxd.js when the build is present).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseArgs, parseValue, runCli } from '../src/cli/index.js';
+import { Value } from '../src/index.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const fx = (name: string): string => join(root, 'fixtures', name);
+
+async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { stdout: (l) => out.push(l), stderr: (l) => err.push(l) }, { version: '9.9.9' });
+  return { code, stdout: out.map((l) => `${l}\n`).join(''), stderr: err.map((l) => `${l}\n`).join('') };
+}
+
+describe('argument parsing', () => {
+  it('has sandboxd’s defaults', () => {
+    const parsed = parseArgs(['m.wasm']);
+    expect(parsed).toEqual({
+      kind: 'run',
+      options: { module: 'm.wasm', invoke: 'run', fuel: 100_000_000n, timeoutMs: 1000, memoryMb: 16, args: [], allowLog: false, seed: null },
+    });
+  });
+
+  it('reads every flag, in either spelling', () => {
+    const parsed = parseArgs(['--invoke', 'fib', '--fuel=5', '--timeout-ms', '7', '--memory-mb=2', '--arg', '3', '--arg=i64:-4', '--allow-log', '--seed', '42', 'm.wat']);
+    expect(parsed.kind).toBe('run');
+    if (parsed.kind !== 'run') return;
+    const o = parsed.options;
+    expect([o.module, o.invoke, o.fuel, o.timeoutMs, o.memoryMb, o.allowLog, o.seed]).toEqual(['m.wat', 'fib', 5n, 7, 2, true, 42n]);
+    expect(o.args.map(String)).toEqual(['I32(3)', 'I64(-4)']);
+    expect(parseArgs(['-i', 'add', 'x'])).toMatchObject({ kind: 'run', options: { invoke: 'add' } });
+    expect(parseArgs(['-iadd', 'x'])).toMatchObject({ kind: 'run', options: { invoke: 'add' } });
+    expect(parseArgs(['--', '--weird-name.wasm'])).toMatchObject({ kind: 'run', options: { module: '--weird-name.wasm' } });
+    expect(parseArgs(['x', '--arg', '-5'])).toMatchObject({ kind: 'run', options: { args: [Value.i32(-5)] } });
+    expect(parseArgs(['x', '--fuel', '18446744073709551615'])).toMatchObject({ kind: 'run', options: { fuel: 2n ** 64n - 1n } });
+  });
+
+  it('parses typed values', () => {
+    expect(String(parseValue('42'))).toBe('I32(42)');
+    expect(String(parseValue('-2147483648'))).toBe('I32(-2147483648)');
+    expect(String(parseValue('i32:7'))).toBe('I32(7)');
+    expect(String(parseValue('i64:-9223372036854775808'))).toBe('I64(-9223372036854775808)');
+    expect(String(parseValue('f32:1.5'))).toBe('F32(1.5)');
+    expect(String(parseValue('f64:0.1'))).toBe('F64(0.1)');
+    expect(String(parseValue('f64:-2e10'))).toBe('F64(-20000000000.0)');
+    expect(String(parseValue('f64:inf'))).toBe('F64(inf)');
+    expect(String(parseValue('f32:-Infinity'))).toBe('F32(-inf)');
+    expect(String(parseValue('f64:NaN'))).toBe('F64(NaN)');
+    expect(String(parseValue('F64:.5'))).toBe('F64(0.5)');
+  });
+
+  it.each([
+    [['--help'], 'help'],
+    [['-h'], 'help'],
+    [['--version'], 'version'],
+    [['-V'], 'version'],
+    [['x', '--help'], 'help'],
+  ])('%j is %s', (argv, kind) => {
+    expect(parseArgs(argv as string[]).kind).toBe(kind);
+  });
+
+  it.each([
+    [[], /required arguments were not provided: <MODULE>/],
+    [['a', 'b'], /unexpected argument 'b'/],
+    [['x', '--bogus'], /unexpected argument '--bogus'/],
+    [['x', '-z'], /unexpected argument '-z'/],
+    [['x', '--fuel'], /a value is required for '--fuel <N>'/],
+    [['x', '--fuel', '-1'], /invalid value '-1' for '--fuel <N>'/],
+    [['x', '--fuel', '1e6'], /invalid value '1e6'/],
+    [['x', '--fuel', '18446744073709551616'], /too large/],
+    [['x', '--timeout-ms', 'soon'], /invalid value 'soon' for '--timeout-ms <MS>'/],
+    [['x', '--memory-mb', '1.5'], /invalid value '1.5' for '--memory-mb <MB>'/],
+    [['x', '--seed', 'abc'], /invalid value 'abc' for '--seed <SEED>'/],
+    [['x', '--arg', '1.5'], /invalid value '1.5' for '--arg <V>'/],
+    [['x', '--arg', '2147483648'], /out of range for i32/],
+    [['x', '--arg', 'i64:1.0'], /expected a decimal i64/],
+    [['x', '--arg', 'f32:abc'], /expected a decimal f32/],
+    [['x', '--arg', 'f64:0x10'], /expected a decimal f64/],
+    [['x', '--arg', 'u8:1'], /invalid value 'u8:1'/],
+    [['x', '--allow-log=yes'], /takes no value/],
+    [['x', '--invoke='], /must not be empty/],
+  ])('rejects %j', (argv, message) => {
+    const parsed = parseArgs(argv as string[]);
+    expect(parsed.kind).toBe('error');
+    if (parsed.kind === 'error') expect(parsed.message).toMatch(message);
+  });
+});
+
+describe('sandboxd, in process', () => {
+  it('add(2, 40)', async () => {
+    expect(await cli(fx('well_behaved.wat'), '--invoke', 'add', '--arg', '2', '--arg', '40')).toEqual({
+      code: 0,
+      stdout: 'result: I32(42)\n',
+      stderr: 'fuel consumed: 4\n',
+    });
+  });
+
+  it('fib(30)', async () => {
+    expect(await cli(fx('well_behaved.wat'), '--invoke', 'fib', '--arg', '30')).toEqual({
+      code: 0,
+      stdout: 'result: I32(832040)\n',
+      stderr: 'fuel consumed: 522\n',
+    });
+  });
+
+  it('the logger, granted', async () => {
+    expect(await cli(fx('logger.wat'), '--allow-log')).toEqual({
+      code: 0,
+      stdout: '[guest log] hello from the guest\nok (no return value)\n',
+      stderr: 'fuel consumed: 4\n',
+    });
+  });
+
+  it('random, seeded', async () => {
+    expect(await cli(fx('random.wat'), '--invoke', 'roll', '--seed', '42')).toEqual({
+      code: 0,
+      stdout: 'result: I32(803958421)\n',
+      stderr: 'fuel consumed: 3\n',
+    });
+  });
+
+  it('peak memory, when memory grew', async () => {
+    expect(await cli(fx('grow_within_cap.wat'))).toEqual({
+      code: 0,
+      stdout: 'result: I32(32)\n',
+      stderr: 'fuel consumed: 7\npeak linear memory: 2097152 bytes\n',
+    });
+  });
+
+  it('one result line per value, typed arguments', async () => {
+    const r = await cli(fx('typed.wat'), '--invoke', 'swap', '--arg', '1', '--arg', 'i32:2');
+    expect(r.stdout).toBe('result: I32(2)\nresult: I32(1)\nresult: I64(3)\nresult: F64(1.0)\n');
+    const f = await cli(fx('typed.wat'), '--invoke', 'mul_f32', '--arg', 'f32:1.5', '--arg', 'f32:0.5');
+    expect(f.stdout).toBe('result: F32(0.75)\n');
+  });
+
+  it.each([
+    [['infinite_loop.wat', '--fuel', '1000000'], 2, 'sandboxd: fuel exhausted: the module exceeded its instruction budget of 1000000 units\n'],
+    [['infinite_loop.wat', '--fuel', '100000000000', '--timeout-ms', '100'], 3, 'sandboxd: wall-clock timeout: the module ran longer than 100 ms\n'],
+    [['memory_bomb.wat', '--memory-mb', '4', '--fuel', '1000000000'], 4, 'sandboxd: memory limit exceeded: the module requested more than 4194304 bytes of linear memory\n'],
+    [['disallowed_import.wat'], 5, 'sandboxd: disallowed import: the module imports `env::exec` which is not on the allow-list\n'],
+    [['logger.wat'], 5, 'sandboxd: disallowed import: the module imports `host::log` which is not on the allow-list\n'],
+    [['random.wat', '--invoke', 'roll'], 5, 'sandboxd: disallowed import: the module imports `host::random` which is not on the allow-list\n'],
+    [['well_behaved.wat', '--invoke', 'nope'], 7, 'sandboxd: export error: no exported function named `nope`\n'],
+    [['well_behaved.wat', '--invoke', 'add', '--arg', '1'], 7, 'sandboxd: export error: function `add` expects 2 parameter(s) but 1 were supplied\n'],
+    [['traps.wat', '--invoke', 'div', '--arg', '1', '--arg', '0'], 8, 'sandboxd: guest trap: wasm trap: integer divide by zero\n'],
+  ])('%j exits %i', async (argv, code, stderr) => {
+    const [module, ...rest] = argv as string[];
+    const r = await cli(fx(module!), ...rest);
+    expect(r).toEqual({ code, stdout: '', stderr });
+  });
+
+  it('an invalid module exits 6', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
+    const bad = join(dir, 'bad.wasm');
+    writeFileSync(bad, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 0x7f]));
+    const r = await cli(bad);
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/^sandboxd: invalid module: /);
+  });
+
+  it('an unreadable module is a host error, exit 1', async () => {
+    const r = await cli(fx('does_not_exist.wasm'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`sandboxd: host error: cannot read ${fx('does_not_exist.wasm')}: No such file or directory (os error 2)\n`);
+  });
+
+  it('bad flags exit 1 with a usage hint', async () => {
+    const r = await cli('--frobnicate');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain("sandboxd: error: unexpected argument '--frobnicate'");
+    expect(r.stderr).toContain('Usage: sandboxd [OPTIONS] <MODULE>');
+  });
+
+  it('--help and --version', async () => {
+    const help = await cli('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: sandboxd [OPTIONS] <MODULE>');
+    for (const flag of ['--invoke', '--fuel', '--timeout-ms', '--memory-mb', '--arg', '--allow-log', '--seed', '--help', '--version']) {
+      expect(help.stdout).toContain(flag);
+    }
+    expect(await cli('--version')).toEqual({ code: 0, stdout: 'sandboxd 9.9.9\n', stderr: '' });
+  });
+
+  it('prints what the guest logged even when the run then fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
+    const wat = join(dir, 'log_then_trap.wat');
+    writeFileSync(wat, `(module (import "host" "log" (func $log (param i32 i32))) (memory (export "memory") 1)
+      (data (i32.const 0) "about to fail") (func (export "run") (call $log (i32.const 0) (i32.const 13)) unreachable))`);
+    const r = await cli(wat, '--allow-log');
+    expect(r).toEqual({ code: 8, stdout: '[guest log] about to fail\n', stderr: 'sandboxd: guest trap: wasm trap: wasm `unreachable` instruction executed\n' });
+  });
+});
+
+function spawn(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+  const start = performance.now();
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr, ms: performance.now() - start });
+    });
+  });
+}
+
+describe('sandboxd, end to end (from source, through tsx)', () => {
+  const run = (...args: string[]) => spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args]);
+
+  it('runs a module and reports on stdout and stderr', async () => {
+    const r = await run('fixtures/well_behaved.wat', '--invoke', 'add', '--arg', '2', '--arg', '40');
+    expect(r).toMatchObject({ code: 0, stdout: 'result: I32(42)\n', stderr: 'fuel consumed: 4\n' });
+  });
+
+  it('exits with each fence’s code', async () => {
+    const results = await Promise.all([
+      run('fixtures/infinite_loop.wat', '--fuel', '1000000'),
+      run('fixtures/infinite_loop.wat', '--fuel', '100000000000', '--timeout-ms', '100'),
+      run('fixtures/memory_bomb.wat', '--memory-mb', '4', '--fuel', '1000000000'),
+      run('fixtures/disallowed_import.wat'),
+      run('--nope'),
+    ]);
+    expect(results.map((r) => r.code)).toEqual([2, 3, 4, 5, 1]);
+    expect(results[1]!.stderr).toBe('sandboxd: wall-clock timeout: the module ran longer than 100 ms\n');
+    expect(results[1]!.ms).toBeLessThan(10_000);
+  });
+});
+
+const built = existsSync(join(root, 'dist/src/cli/main.js'));
+
+describe.skipIf(!built)('sandboxd, end to end (bin/sandboxd.js over the build)', () => {
+  const run = (...args: string[]) => spawn(process.execPath, ['bin/sandboxd.js', ...args]);
+
+  it('runs fib(30) from a .wasm', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
+    const wasm = join(dir, 'fib.wasm');
+    // well_behaved.wat, assembled: add and fib.
+    const wabt = await (await import('wabt')).default();
+    const text = (await import('node:fs')).readFileSync(fx('well_behaved.wat'), 'utf8');
+    writeFileSync(wasm, wabt.parseWat('well_behaved.wat', text).toBinary({}).buffer);
+    const r = await run(wasm, '--invoke', 'fib', '--arg', '30');
+    expect(r).toMatchObject({ code: 0, stdout: 'result: I32(832040)\n', stderr: 'fuel consumed: 522\n' });
+  });
+
+  it('reports --version from package.json and exits 0', async () => {
+    const r = await run('--version');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^sandboxd \d+\.\d+\.\d+\n$/);
+  });
+
+  it('exits 3 on a timeout', async () => {
+    const r = await run('fixtures/infinite_loop.wat', '--fuel', '100000000000', '--timeout-ms', '100');
+    expect(r.code).toBe(3);
+  });
+});

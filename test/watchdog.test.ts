@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../src/interpreter/index.js';
+import { Watchdog, arm, sliceFor, type WatchdogClock } from '../src/watchdog/index.js';
+
+/** A fake engine: counts epoch increments. */
+class FakeEngine {
+  epoch = 0;
+  increments = 0;
+  incrementEpoch(): void {
+    this.epoch++;
+    this.increments++;
+  }
+}
+
+/** A manual clock whose timers fire only when the test advances time. */
+class ManualClock implements WatchdogClock {
+  time = 0;
+  private nextId = 1;
+  readonly timers = new Map<number, { at: number; callback: () => void; ms: number }>();
+  readonly delays: number[] = [];
+
+  now(): number {
+    return this.time;
+  }
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = this.nextId++;
+    this.timers.set(id, { at: this.time + ms, callback, ms });
+    this.delays.push(ms);
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+  /** Advances time by `ms`, firing due timers in order; `lateBy` makes every timer fire late. */
+  advance(ms: number, lateBy = 0): void {
+    const end = this.time + ms;
+    for (;;) {
+      let next: [number, { at: number; callback: () => void }] | undefined;
+      for (const entry of this.timers) if (next === undefined || entry[1].at < next[1].at) next = entry;
+      if (next === undefined || next[1].at + lateBy > end) break;
+      this.timers.delete(next[0]);
+      this.time = next[1].at + lateBy;
+      next[1].callback();
+    }
+    this.time = end;
+  }
+}
+
+describe('watchdog slice', () => {
+  it('is min(5 ms, max(timeout, 1 ms)), as in sandboxd', () => {
+    expect(sliceFor(1000)).toBe(5);
+    expect(sliceFor(100)).toBe(5);
+    expect(sliceFor(5)).toBe(5);
+    expect(sliceFor(3)).toBe(3);
+    expect(sliceFor(1)).toBe(1);
+    expect(sliceFor(0.25)).toBe(1);
+    expect(sliceFor(0)).toBe(1);
+  });
+});
+
+describe('Watchdog with a fake engine and clock', () => {
+  it('increments the epoch exactly once, when the timeout has elapsed', async () => {
+    const engine = new FakeEngine();
+    const clock = new ManualClock();
+    const wd = Watchdog.arm(engine, 100, clock);
+    clock.advance(99);
+    expect(engine.increments).toBe(0);
+    expect(wd.fired).toBe(false);
+    clock.advance(1);
+    expect(engine.increments).toBe(1);
+    expect(wd.fired).toBe(true);
+    await expect(wd.expired).resolves.toBeUndefined();
+    clock.advance(10_000);
+    expect(engine.increments).toBe(1);
+    expect(clock.timers.size).toBe(0);
+    expect(wd.active).toBe(false);
+  });
+
+  it('ticks in slices of at most 5 ms and ends the last slice at the deadline', () => {
+    const engine = new FakeEngine();
+    const clock = new ManualClock();
+    Watchdog.arm(engine, 12, clock);
+    clock.advance(100);
+    expect(clock.delays).toEqual([5, 5, 2]);
+    expect(engine.increments).toBe(1);
+  });
+
+  it('measures elapsed time on the clock, not by counting slices, so late timers do not drift', () => {
+    const engine = new FakeEngine();
+    const clock = new ManualClock();
+    const wd = Watchdog.arm(engine, 100, clock);
+    // Every timer fires 15 ms late (a guest hogging the thread): summing 5 ms slices would
+    // wait 20 slices = 400 ms; measuring fires on the first tick at or past 100 ms.
+    clock.advance(200, 15);
+    expect(engine.increments).toBe(1);
+    expect(wd.ticks).toBeLessThanOrEqual(6);
+  });
+
+  it('never fires after disarm and leaves no timer behind', () => {
+    const engine = new FakeEngine();
+    const clock = new ManualClock();
+    const wd = arm(engine, 50, clock);
+    clock.advance(20);
+    expect(clock.timers.size).toBe(1);
+    wd.disarm();
+    expect(clock.timers.size).toBe(0);
+    expect(wd.active).toBe(false);
+    clock.advance(1_000);
+    expect(engine.increments).toBe(0);
+    expect(wd.fired).toBe(false);
+    wd.disarm(); // idempotent
+    expect(engine.increments).toBe(0);
+  });
+
+  it('disarmed right at the deadline, before its tick ran, does not fire', () => {
+    const engine = new FakeEngine();
+    const clock = new ManualClock();
+    const wd = Watchdog.arm(engine, 10, clock);
+    clock.time = 10; // the deadline passed, but the timer has not run yet
+    wd.disarm();
+    clock.advance(100);
+    expect(engine.increments).toBe(0);
+  });
+
+  it('a zero timeout fires on its first tick; an infinite one keeps no timer', () => {
+    const engine = new FakeEngine();
+    const clock = new ManualClock();
+    Watchdog.arm(engine, 0, clock);
+    clock.advance(1);
+    expect(engine.increments).toBe(1);
+
+    const never = Watchdog.arm(engine, Infinity, clock);
+    expect(never.active).toBe(false);
+    clock.advance(1e9);
+    expect(engine.increments).toBe(1);
+  });
+
+  it('each watchdog bumps only its own engine', () => {
+    const a = new FakeEngine();
+    const b = new FakeEngine();
+    const clock = new ManualClock();
+    Watchdog.arm(a, 10, clock);
+    const wb = Watchdog.arm(b, 30, clock);
+    clock.advance(15);
+    expect([a.increments, b.increments]).toEqual([1, 0]);
+    wb.disarm();
+    clock.advance(100);
+    expect([a.increments, b.increments]).toEqual([1, 0]);
+  });
+});
+
+describe('Watchdog on real timers', () => {
+  it('fires once, close to the deadline', async () => {
+    const engine = new Engine();
+    const start = performance.now();
+    const wd = Watchdog.arm(engine, 30);
+    await wd.expired;
+    const elapsed = performance.now() - start;
+    expect(engine.epoch).toBe(1);
+    expect(elapsed).toBeGreaterThanOrEqual(29);
+    expect(elapsed).toBeLessThan(30 + 250); // generous: shared CI machines deschedule
+    await new Promise((r) => setTimeout(r, 30));
+    expect(engine.epoch).toBe(1);
+    expect(wd.active).toBe(false);
+  });
+
+  it('disarmed, it keeps nothing alive and never bumps the epoch', async () => {
+    const engine = new Engine();
+    const wd = Watchdog.arm(engine, 20);
+    await new Promise((r) => setTimeout(r, 5));
+    wd.disarm();
+    expect(wd.active).toBe(false);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(engine.epoch).toBe(0);
+    expect(wd.fired).toBe(false);
+  });
+});
