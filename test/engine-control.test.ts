@@ -476,3 +476,54 @@ describe('traps inside control flow', () => {
   });
   it('unreachable reached or skipped', () => p.checkAll('unreachable_in_nested', [0, 1].map((x) => [i32(x)])));
 });
+
+describe('comparisons fused with br_if / if', () => {
+  const CMPS = ['eq', 'ne', 'lt_s', 'lt_u', 'gt_s', 'gt_u', 'le_s', 'le_u', 'ge_s', 'ge_u'];
+  // Operand shapes: two locals, a constant on the right, a constant on the left, a computed value.
+  const SHAPES: Record<string, string> = {
+    ll: 'local.get 0 local.get 1',
+    lc: 'local.get 0 i32.const 5',
+    cl: 'i32.const -3 local.get 1',
+    lm: 'local.get 0 i32.const 0x7fffffff',
+    cm: 'i32.const 0x80000000 local.get 0',
+    ee: 'local.get 0 i32.const 1 i32.add local.get 1 i32.const 2 i32.mul',
+  };
+  const fns: string[] = [];
+  const names: string[] = [];
+  const add = (name: string, body: string): void => {
+    names.push(name);
+    fns.push(`(func (export "${name}") (param i32 i32) (result i32) ${body})`);
+  };
+  for (const c of [...CMPS, 'eqz']) {
+    for (const [sk, shape] of Object.entries(SHAPES)) {
+      const cmp = c === 'eqz' ? `${shape} i32.sub i32.eqz` : `${shape} i32.${c}`;
+      // br_if carrying a value out of a block
+      add(`${c}/${sk}/br_if`, `(block (result i32) i32.const 111 ${cmp} br_if 0 drop i32.const 222)`);
+      // br_if without a value
+      add(`${c}/${sk}/br_if0`, `(block ${cmp} br_if 0 i32.const 5 local.set 0) local.get 0`);
+      // if / else
+      add(`${c}/${sk}/if`, `${cmp} (if (result i32) (then i32.const 1) (else i32.const 2))`);
+      // if without else, with a parameter
+      add(`${c}/${sk}/ifp`, `local.get 1 ${cmp} (if (param i32) (result i32) (then i32.const 100 i32.add))`);
+      // the comparison's value used as well as branched on
+      add(`${c}/${sk}/tee`, `(block (result i32) ${cmp} local.tee 1 local.get 1 br_if 0 i32.const 10 i32.add)`);
+      // the comparison is the branch's value, not its condition
+      add(`${c}/${sk}/val`, `(block (result i32) ${cmp} local.get 1 br_if 0 i32.const 10 i32.add)`);
+      // a constant pushed (and dropped) between the comparison and the branch
+      add(`${c}/${sk}/gap`, `(block (result i32) i32.const 7 ${cmp} i32.const 9 drop br_if 0 drop i32.const 8)`);
+      // loop exit on the comparison
+      add(`${c}/${sk}/loop`, `(local i32) (block (loop $l local.get 2 i32.const 1 i32.add local.tee 2 i32.const 4 i32.ge_u br_if 1 ${cmp} br_if $l)) local.get 2`);
+      // select on the comparison
+      add(`${c}/${sk}/select`, `i32.const 3 i32.const 4 ${cmp} select`);
+    }
+  }
+  let p: Pair;
+  beforeAll(async () => {
+    p = await pair(`(module ${fns.join('\n')})`);
+  });
+  const vals = [0, 1, 4, 5, 6, -3, -4, -1, 0x7fffffff, -0x80000000, 0x7ffffffe];
+  it(`${fns.length} fused branch shapes agree with the native engine`, () => {
+    const tuples = grid2(vals);
+    for (const name of names) p.checkAll(name, tuples, 5);
+  });
+});

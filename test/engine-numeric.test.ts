@@ -323,3 +323,83 @@ describe('float results that are easy to get wrong', () => {
     expect(bits('f32.sqrt', [f32(2)]).asF32).toBe(Math.fround(Math.SQRT2));
   });
 });
+
+describe('constant operands (immediate forms, deferred constants)', () => {
+  const CONSTS = [0, 1, -1, 2, 5, -5, 31, 32, 33, 63, 0xff, 0x7fffffff, -0x80000000];
+  const I32_BIN_ALL = [...INT_BIN, ...INT_CMP].map((o) => `i32.${o}`);
+  const fns: string[] = [];
+  for (const op of I32_BIN_ALL) {
+    CONSTS.forEach((c, k) => {
+      fns.push(`(func (export "${op}#r${k}") (param i32) (result i32) local.get 0 i32.const ${c} ${op})`);
+      fns.push(`(func (export "${op}#l${k}") (param i32) (result i32) i32.const ${c} local.get 0 ${op})`);
+      // the immediate form's result written straight into a local, then both read
+      fns.push(`(func (export "${op}#s${k}") (param i32) (result i32) local.get 0 local.get 0 i32.const ${c} ${op} local.set 0 local.get 0 i32.sub)`);
+    });
+    fns.push(`(func (export "${op}#cc") (result i32) i32.const 7 i32.const -3 ${op})`);
+  }
+  const OTHER: Array<[string, string, string[]]> = [
+    ['i64', 'i64', ['add', 'sub', 'mul', 'div_s', 'rem_u', 'shl', 'rotr', 'lt_u', 'ge_s']],
+    ['f32', 'f32', ['add', 'sub', 'div', 'min', 'copysign', 'lt', 'ne']],
+    ['f64', 'f64', ['add', 'mul', 'div', 'max', 'copysign', 'gt', 'eq']],
+  ];
+  const otherConsts: Record<string, string[]> = {
+    i64: ['0', '-1', '63', '65', '0x7fffffffffffffff', '-0x8000000000000000', '0x100000000'],
+    f32: ['0', '-0', '1.5', 'inf', '-inf', 'nan', '0x1p-149', '3.4028234663852886e38'],
+    f64: ['0', '-0', '1.5', 'inf', '-inf', 'nan', '0x1p-1074', '1e308'],
+  };
+  for (const [t, , ops] of OTHER) {
+    for (const o of ops) {
+      otherConsts[t]!.forEach((c, k) => {
+        fns.push(`(func (export "${t}.${o}#r${k}") (param ${t}) (result ${/lt|gt|eq|ne|ge|le/.test(o) ? 'i32' : t}) local.get 0 ${t}.const ${c} ${t}.${o})`);
+        fns.push(`(func (export "${t}.${o}#l${k}") (param ${t}) (result ${/lt|gt|eq|ne|ge|le/.test(o) ? 'i32' : t}) ${t}.const ${c} local.get 0 ${t}.${o})`);
+      });
+    }
+  }
+  // NaN constants with payloads reach their users bit for bit.
+  fns.push('(func (export "nanc32") (result i32) f32.const nan:0x200001 i32.reinterpret_f32)');
+  fns.push('(func (export "nanc32n") (result i32) f32.const -nan:0x7fffff i32.reinterpret_f32)');
+  fns.push('(func (export "nanc64") (result i64) f64.const -nan:0x4000000000001 i64.reinterpret_f64)');
+  fns.push('(func (export "nanc64l") (result i64) (local f64) f64.const nan:0x8000000000123 local.set 0 local.get 0 i64.reinterpret_f64)');
+  fns.push('(func (export "nanc32b") (result i32) (block (result f32) f32.const nan:0x1) i32.reinterpret_f32)');
+
+  let p: Pair;
+  beforeAll(async () => {
+    p = await pair(`(module ${fns.join('\n')})`);
+  });
+  const xs = [...I32_EDGES, 12345, -98765].map((x) => [i32(x)]);
+
+  it('i32 binary operators and comparisons with a constant on either side', () => {
+    for (const op of I32_BIN_ALL) {
+      for (let k = 0; k < CONSTS.length; k++) {
+        p.checkAll(`${op}#r${k}`, xs);
+        p.checkAll(`${op}#l${k}`, xs);
+        p.checkAll(`${op}#s${k}`, xs.filter((_, j) => j % 4 === k % 4));
+      }
+      p.check(`${op}#cc`);
+    }
+  });
+
+  it('i64/f32/f64 operators with constant operands', () => {
+    const vals: Record<string, WasmValue[]> = {
+      i64: I64_EDGES.slice(0, 20).map((x) => i64(x)),
+      f32: F32_EDGES.map(f32),
+      f64: F64_EDGES.map(f64),
+    };
+    for (const [t, , ops] of OTHER) {
+      for (const o of ops) {
+        for (let k = 0; k < otherConsts[t]!.length; k++) {
+          p.checkAll(`${t}.${o}#r${k}`, vals[t]!.map((v) => [v]));
+          p.checkAll(`${t}.${o}#l${k}`, vals[t]!.map((v) => [v]));
+        }
+      }
+    }
+  });
+
+  it('NaN constants keep their payloads', () => {
+    expect(p.check('nanc32')).toEqual({ ok: true, values: [i32(0x7fa00001)] });
+    expect(p.check('nanc32n')).toEqual({ ok: true, values: [i32(0xffffffff)] });
+    expect(p.check('nanc64')).toEqual({ ok: true, values: [i64(0xfff4000000000001n)] });
+    expect(p.check('nanc64l')).toEqual({ ok: true, values: [i64(0x7ff8000000000123n)] });
+    expect(p.check('nanc32b')).toEqual({ ok: true, values: [i32(0x7f800001)] });
+  });
+});

@@ -17,9 +17,10 @@ import { FuncRef, WasmValue } from './values.js';
 
 export type Status = 'done' | 'paused' | 'pending';
 
-const INITIAL_STACK_WORDS = 2048;
+/** Room beyond the first frame, so that short runs never grow the stack. */
+const STACK_SLACK_WORDS = 256;
 const MAX_STACK_WORDS = 1 << 22;
-const INITIAL_FRAME_WORDS = 3 * 64;
+const INITIAL_FRAMES = 16;
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
@@ -42,6 +43,7 @@ export class Execution {
   private pendingHost: FuncInst | null = null;
   private pendingBase = 0;
   private finished = false;
+  private failure: { error: unknown } | null = null;
   /** Fuel charged at entry must be checked before the first instruction runs. */
   private entryCheck = true;
   private readonly resultTypes: readonly ValType[];
@@ -52,12 +54,13 @@ export class Execution {
       throw new TypeError(`expected ${params.length} arguments, got ${args.length}`);
     }
     this.resultTypes = func.type.results;
-    const words = Math.max(INITIAL_STACK_WORDS, 2 * Math.max(params.length, this.resultTypes.length) + 16);
+    const frameWords = func.instance === null ? 0 : func.instance.module.functions.info[func.index * FUNC_INFO_STRIDE + FuncInfo.FrameEnd]!;
+    const words = Math.max(frameWords, 2 * Math.max(params.length, this.resultTypes.length)) + STACK_SLACK_WORDS;
     const buffer = new ArrayBuffer(words * 4);
     this.s32 = new Int32Array(buffer);
     this.f32 = new Float32Array(buffer);
     this.f64 = new Float64Array(buffer);
-    this.frames = new Int32Array(INITIAL_FRAME_WORDS);
+    this.frames = new Int32Array(Math.min(INITIAL_FRAMES, store.maxCallDepth + 1) * 3);
     args.forEach((v, i) => {
       if (v.type !== params[i]) throw new TypeError(`argument ${i} has the wrong type`);
       this.writeValue(2 * i, v);
@@ -79,6 +82,17 @@ export class Execution {
   }
 
   resume(): Status {
+    if (this.failure !== null) throw this.failure.error;
+    try {
+      return this.step();
+    } catch (error) {
+      // A trap or a host exception ends the execution for good.
+      this.failure = { error };
+      throw error;
+    }
+  }
+
+  private step(): Status {
     if (this.finished) return 'done';
     const store = this.store;
     if (this.settled !== null) {

@@ -30,7 +30,10 @@ export class Instance {
 
   constructor(readonly store: Store, readonly module: CompiledModule) {
     this.funcIds = new Int32Array(module.funcTypes.length);
-    this.sigIds = new Int32Array(module.ir.types.map((t) => store.signatureId(t)));
+    this.sigIds = new Int32Array(module.typeKeys.length);
+    module.typeKeys.forEach((key, i) => {
+      this.sigIds[i] = store.signatureIdOfKey(key);
+    });
     this.code = module.functions.code;
     this.dataSegments = module.ir.data.map((d) => d.bytes);
     this.id = store.instances.length;
@@ -57,9 +60,11 @@ export function instantiate(store: Store, module: CompiledModule, resolve: Impor
     else if (value instanceof MemoryInst) inst.memory = value;
     else inst.globals.push(value);
   }
-  for (let i = module.numImportedFuncs; i < module.funcTypes.length; i++) {
-    const type = module.funcTypes[i]!;
-    inst.funcIds[i] = store.addFunction(new FuncInst(type, store.signatureId(type), inst, i, null));
+  const defined = module.ir.functions;
+  for (let i = 0; i < defined.length; i++) {
+    const index = module.numImportedFuncs + i;
+    const sig = inst.sigIds[defined[i]!]!;
+    inst.funcIds[index] = store.addFunction(new FuncInst(module.funcTypes[index]!, sig, inst, index, null));
   }
   for (const t of ir.tables) inst.tables.push(new TableInst(store, t, NULL_REF));
   for (const m of ir.memories) inst.memory = new MemoryInst(store, m);

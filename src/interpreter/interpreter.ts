@@ -147,8 +147,14 @@ export function runLoop(ex: Execution): Status {
             ex.base = base;
             ex.fsp = fsp;
             ex.inst = inst;
-            if (ex.callHost(callee, callBase)) return 'paused';
-            return 'pending';
+            let finished: boolean;
+            try {
+              finished = ex.callHost(callee, callBase);
+            } finally {
+              // The host may have re-entered the store or changed its fuel.
+              fuel = store.fuel;
+            }
+            return finished ? 'paused' : 'pending';
           }
           if (callee.instance !== inst) {
             // Entering another instance: push our frame now, then switch instances.

@@ -3,6 +3,7 @@
  * instantiated any number of times, in any store.
  */
 import { compileFunctions, type CompiledFunctions } from './compiler.js';
+import { signatureKey } from './store.js';
 import { decodeModule } from './decoder.js';
 import { declaredFunctionRefs, validateModule } from './module-validator.js';
 import { SIMD_UNSUPPORTED, ValidationError } from './errors.js';
@@ -17,6 +18,8 @@ export class CompiledModule {
   readonly numImportedGlobals: number;
   readonly numImportedTables: number;
   readonly functions: CompiledFunctions;
+  /** signatureKey of each type index, computed once for every store that instantiates. */
+  readonly typeKeys: readonly string[];
 
   constructor(readonly ir: ModuleIR) {
     rejectSimd(ir);
@@ -39,6 +42,7 @@ export class CompiledModule {
     for (const g of ir.globals) globalTypes.push(g.type);
     memoryCount += ir.memories.length;
     this.funcTypes = funcTypes;
+    this.typeKeys = ir.types.map(signatureKey);
     this.tableTypes = tableTypes;
     this.globalTypes = globalTypes;
     this.functions = compileFunctions({

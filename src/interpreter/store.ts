@@ -12,6 +12,11 @@ import { FuncRef, WasmValue } from './values.js';
 import type { Instance } from './instance.js';
 
 export const NULL_REF = -1;
+
+/** A string equal for structurally equal function types. */
+export function signatureKey(type: FuncType): string {
+  return `${type.params.join(',')}>${type.results.join(',')}`;
+}
 export const PAGE_SIZE = 65536;
 const MAX_PAGES = 65536;
 
@@ -71,7 +76,11 @@ export class Store {
   }
 
   signatureId(type: FuncType): number {
-    const key = `${type.params.join(',')}>${type.results.join(',')}`;
+    return this.signatureIdOfKey(signatureKey(type));
+  }
+
+  /** The id for a signature key (see signatureKey), interned in this store. */
+  signatureIdOfKey(key: string): number {
     let id = this.sigIds.get(key);
     if (id === undefined) {
       id = this.sigIds.size;

@@ -36,7 +36,9 @@ export class Session {
   memory: GuestMemory | null = null;
   private readonly imports = new Map<Import, FuncRef>();
   private watchdog: Watchdog | null = null;
+  /** The current frame's abort controller, made only when a host function asks for its signal. */
   private controller: AbortController | null = null;
+  private inFrame = false;
 
   /**
    * Checks the module against the host ABI and the limits — before any guest code can run —
@@ -87,7 +89,9 @@ export class Session {
     const binding: HostBinding = {
       memoryOf: () => session.memory,
       get signal(): AbortSignal {
-        return session.controller?.signal ?? ENDED;
+        if (!session.inFrame) return ENDED;
+        session.controller ??= new AbortController();
+        return session.controller.signal;
       },
     };
     for (const [imp, grant] of grants) {
@@ -105,7 +109,7 @@ export class Session {
     store.fuel = limits.fuel;
     this.growRefused = false;
     store.epochDeadline = engine.epoch + 1;
-    this.controller = new AbortController();
+    this.inFrame = true;
     this.watchdog = Watchdog.arm(engine, limits.timeoutMs);
     try {
       const value = await body();
@@ -115,7 +119,8 @@ export class Session {
     } finally {
       this.watchdog.disarm();
       this.watchdog = null;
-      this.controller.abort();
+      this.inFrame = false;
+      this.controller?.abort();
       this.controller = null;
     }
   }
