@@ -42,6 +42,8 @@ export {
   HostFunctionError,
   HostTrap,
   LogSink,
+  DEFAULT_LOG_LIMIT_BYTES,
+  type LogOptions,
   SplitMix64,
   type GrantInfo,
   type HostArg,

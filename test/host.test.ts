@@ -107,6 +107,19 @@ describe('host::log', () => {
     expect(sink.lines).toEqual([]);
   });
 
+  it('caps how much one run may log, so a guest cannot fill the host memory', async () => {
+    const { host, logs } = HostAbi.denyAll().allowLog(undefined, { maxBytes: 100_000 });
+    const flood = `(module (import "host" "log" (func $log (param i32 i32))) (memory (export "memory") 1)
+      (func (export "run") (loop $l (call $log (i32.const 0) (i32.const 60000)) (br $l))))`;
+    const e = await failure(new Sandbox(host).run(flood, 'run', [], { fuel: 1e12 }));
+    expect(e.kind).toBe('Trap');
+    expect(e.message).toContain('logged more than 100000 bytes');
+    expect(logs.lines).toHaveLength(1);
+    // The budget is per run: the next run may log again.
+    await new Sandbox(host).run(fixture('logger'), 'run', []);
+    expect(logs.lines).toHaveLength(2);
+  });
+
   describe('bounds checks', () => {
     const { host, logs } = HostAbi.denyAll().allowLog();
     const sandbox = new Sandbox(host);

@@ -99,6 +99,14 @@ export class HostFunctionError extends Error {
   }
 }
 
+/** How much one run may log through `host::log` unless `allowLog` says otherwise. */
+export const DEFAULT_LOG_LIMIT_BYTES = 1 << 20;
+
+export interface LogOptions {
+  /** The most bytes one run (or one instance) may log. */
+  readonly maxBytes?: number;
+}
+
 /** The lines a guest logged through `host::log`, in order. Shared by every run of the ABI. */
 export class LogSink {
   /** The captured lines (live; the sink appends to it). */
@@ -191,24 +199,34 @@ export class HostAbi {
    *
    * Returns `{ host, logs }`: the extended ABI and the sink (`logs.lines`). Pass a sink of your
    * own to collect into it instead.
+   *
+   * A guest could otherwise fill the host's memory through its log, so each run (each
+   * instance, for `sandbox.instantiate`) may log at most `maxBytes` bytes (default 1 MiB); the
+   * call that would pass the limit traps.
    */
-  allowLog(sink: LogSink = new LogSink()): LogGrant {
+  allowLog(sink: LogSink = new LogSink(), { maxBytes = DEFAULT_LOG_LIMIT_BYTES }: LogOptions = {}): LogGrant {
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError('allowLog: maxBytes must be a non-negative integer');
     const grant: Grant = {
       module: 'host',
       name: 'log',
       capability: 'log',
       signature: LOG_SIGNATURE,
       type: toFuncType(LOG_SIGNATURE),
-      bind: (binding) => (args, caller) => {
-        const memory = binding.memoryOf(caller);
-        if (memory === null) {
-          throw new HostTrap('host::log requires the guest to export its linear memory as `memory`');
-        }
-        const ptr = args[0]!.asI32 >>> 0;
-        const len = args[1]!.asI32 >>> 0;
-        if (ptr + len > memory.byteLength) throw new HostTrap('host::log pointer or length out of bounds');
-        sink.push(memory.readString(ptr, len));
-        return [];
+      bind: (binding) => {
+        let logged = 0;
+        return (args, caller) => {
+          const memory = binding.memoryOf(caller);
+          if (memory === null) {
+            throw new HostTrap('host::log requires the guest to export its linear memory as `memory`');
+          }
+          const ptr = args[0]!.asI32 >>> 0;
+          const len = args[1]!.asI32 >>> 0;
+          if (ptr + len > memory.byteLength) throw new HostTrap('host::log pointer or length out of bounds');
+          logged += len;
+          if (logged > maxBytes) throw new HostTrap(`host::log: the guest logged more than ${maxBytes} bytes`);
+          sink.push(memory.readString(ptr, len));
+          return [];
+        };
       },
     };
     return { host: this.with(grant), logs: sink };

@@ -3,6 +3,8 @@ export {
   HostFunctionError,
   HostTrap,
   LogSink,
+  DEFAULT_LOG_LIMIT_BYTES,
+  type LogOptions,
   type GrantInfo,
   type HostArg,
   type HostCall,
