@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import wabt from 'wabt';
-import { decodeModule, MAX_FUNCTION_LOCALS } from '../src/interpreter/decoder.js';
+import { decodeModule, MAX_FUNCTION_LOCALS, MAX_MODULE_LOCALS } from '../src/interpreter/decoder.js';
 import { DecodeError, ValidationError } from '../src/interpreter/errors.js';
 import { validateModule } from '../src/interpreter/module-validator.js';
 import { EXTERNREF, FUNCREF, I32, I64, F32, F64, V128, V128_CONST_OP, type ModuleIR } from '../src/interpreter/types.js';
@@ -907,5 +907,47 @@ describe.skipIf(!suitePresent)('official test suite (binary modules)', () => {
     expect(failures).toEqual([]);
     expect(byGroup.core.valid).toBeGreaterThan(1000);
     expect(byGroup.core.malformedCaught).toBeGreaterThan(600);
+  });
+});
+
+describe('resource limits', () => {
+  const leb = (n: number): number[] => {
+    const out: number[] = [];
+    do {
+      let b = n & 0x7f;
+      n >>>= 7;
+      if (n) b |= 0x80;
+      out.push(b);
+    } while (n);
+    return out;
+  };
+
+  it('rejects a module whose functions declare too many locals in all', () => {
+    // Each body declares 50,000 i32 locals (within the per-function limit) in seven bytes;
+    // enough of them pass the module-wide limit.
+    const count = Math.ceil(MAX_MODULE_LOCALS / MAX_FUNCTION_LOCALS) + 1;
+    const body = [0x01, ...leb(MAX_FUNCTION_LOCALS), 0x7f, 0x0b];
+    const code = [...leb(count)];
+    for (let i = 0; i < count; i++) code.push(body.length, ...body);
+    const funcs = [...leb(count), ...Array<number>(count).fill(0)];
+    const module = new Uint8Array([
+      0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+      0x01, 0x04, 0x01, 0x60, 0x00, 0x00,
+      0x03, ...leb(funcs.length), ...funcs,
+      0x0a, ...leb(code.length), ...code,
+    ]);
+    expect(() => decodeModule(module)).toThrow(/too many locals: the module declares more than/);
+    // One function fewer than the limit allows decodes.
+    const fewer = Math.floor(MAX_MODULE_LOCALS / MAX_FUNCTION_LOCALS);
+    const code2 = [...leb(fewer)];
+    for (let i = 0; i < fewer; i++) code2.push(body.length, ...body);
+    const funcs2 = [...leb(fewer), ...Array<number>(fewer).fill(0)];
+    const ok = new Uint8Array([
+      0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+      0x01, 0x04, 0x01, 0x60, 0x00, 0x00,
+      0x03, ...leb(funcs2.length), ...funcs2,
+      0x0a, ...leb(code2.length), ...code2,
+    ]);
+    expect(decodeModule(ok).codes).toHaveLength(fewer);
   });
 });

@@ -36,6 +36,12 @@ import {
 
 /** Implementation limit on the number of declared locals of one function (params excluded). */
 export const MAX_FUNCTION_LOCALS = 50000;
+/**
+ * Implementation limit on the declared locals of all functions together. Locals are expanded
+ * (and zeroed on every call), so a small module declaring 50,000 locals in each of a great
+ * many tiny functions would otherwise cost the host far more than its size suggests.
+ */
+export const MAX_MODULE_LOCALS = 1 << 22;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -122,6 +128,8 @@ class Decoder {
   hi = 0;
   /** The first "constant expression required" seen, thrown once decoding has succeeded. */
   deferred: ValidationError | null = null;
+  /** Declared locals of the bodies decoded so far (see MAX_MODULE_LOCALS). */
+  moduleLocals = 0;
 
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
@@ -877,6 +885,8 @@ function decodeBody(d: Decoder, sectionEnd: number): FunctionBody {
       if (total > MAX_FUNCTION_LOCALS) d.fail('too many locals', groupsAt);
       d.valType();
     }
+    d.moduleLocals += total;
+    if (d.moduleLocals > MAX_MODULE_LOCALS) d.fail(`too many locals: the module declares more than ${MAX_MODULE_LOCALS} in all`, groupsAt);
     if (total !== 0) {
       const expanded = new Array<ValType>(total);
       d.pos = groupsStart;
