@@ -272,7 +272,7 @@ async function main(): Promise<number> {
   let startup: StartupResult | Skipped;
   let responsiveness: ResponsivenessResult | Skipped;
   let deadline: DeadlineResult | Skipped;
-  const cli: CliResult | Skipped = measureCli(ROOT, join(ROOT, 'bin', 'sandboxd.js'), join(KERNEL_DIR, 'fib.wasm'));
+  const cli: CliResult | Skipped = measureCli(ROOT, join(ROOT, 'bin', 'sandboxd.cjs'), join(KERNEL_DIR, 'fib.wasm'));
 
   const guard = async <T>(what: string, f: () => Promise<T>): Promise<T | Skipped> => {
     if (!interp) return { skipped: `interpreter unavailable` };

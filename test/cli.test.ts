@@ -1,6 +1,6 @@
 /**
  * The `sandboxd` command: argument parsing and output in-process, then end to end in a child
- * process (from source through tsx; through bin/sandboxd.js when the build is present).
+ * process (from source through tsx; through bin/sandboxd.cjs when the build is present).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -236,8 +236,8 @@ describe('sandboxd, end to end (from source, through tsx)', () => {
 
 const built = existsSync(join(root, 'dist/src/cli/main.js'));
 
-describe.skipIf(!built)('sandboxd, end to end (bin/sandboxd.js over the build)', () => {
-  const run = (...args: string[]) => spawn(process.execPath, ['bin/sandboxd.js', ...args]);
+describe.skipIf(!built)('sandboxd, end to end (bin/sandboxd.cjs over the build)', () => {
+  const run = (...args: string[]) => spawn(process.execPath, ['bin/sandboxd.cjs', ...args]);
 
   it('runs fib(30) from a .wasm', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
