@@ -23,10 +23,27 @@ export function findMalformedBody(ir: ModuleIR, first: number): DecodeError | nu
   return null;
 }
 
-function scanBody(r: ByteReader): void {
+/**
+ * How many constant instructions (i32/i64/f32/f64.const) a body holds: the translator
+ * reserves that many constant slots in the frame before it starts. A malformed body counts
+ * as far as it goes; the translator reports the malformation.
+ */
+export function countConstants(bytes: Uint8Array, start: number, end: number): number {
+  try {
+    return scanBody(new ByteReader(bytes, start, end));
+  } catch (e) {
+    if (e instanceof DecodeError || e instanceof Unscannable) return 0;
+    throw e;
+  }
+}
+
+/** Checks a body's encoding; returns its number of constant instructions. */
+function scanBody(r: ByteReader): number {
   let depth = 1;
+  let constants = 0;
   while (depth > 0) {
     const op = r.u8();
+    if (op >= 0x41 && op <= 0x44) constants++;
     if (op === 0x02 || op === 0x03 || op === 0x04) {
       blockType(r);
       depth++;
@@ -37,6 +54,7 @@ function scanBody(r: ByteReader): void {
     }
   }
   if (!r.atEnd) r.fail('operators remaining after end of function body');
+  return constants;
 }
 
 function blockType(r: ByteReader): void {

@@ -25,7 +25,7 @@ import {
   type FuncType, type GlobalType, type ModuleIR, type TableType, type ValType,
   isRefType, valTypeName,
 } from './types.js';
-import { findMalformedBody } from './body-syntax.js';
+import { countConstants, findMalformedBody } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
 
 /** Stack entry type used for the polymorphic bottom of unreachable code. */
@@ -52,19 +52,27 @@ interface Control {
   elseFixup: number;
 }
 
-export const FUNC_INFO_STRIDE = 4;
-/** Offsets within a function's `info` record. */
-export const FuncInfo = { Entry: 0, ParamsEnd: 1, LocalsEnd: 2, FrameEnd: 3 } as const;
+export const FUNC_INFO_STRIDE = 8;
+/**
+ * Offsets within a function's `info` record: the entry pc; the frame's extent in words (end
+ * of parameters, end of locals, end of the frame); and the range of its constant-slot
+ * records in `constants`.
+ */
+export const FuncInfo = { Entry: 0, ParamsEnd: 1, LocalsEnd: 2, FrameEnd: 3, ConstsStart: 4, ConstsEnd: 5 } as const;
 
 /** What the rest of the engine needs to know about a module's compiled functions. */
 export interface CompiledFunctions {
   readonly code: Int32Array;
   /**
-   * Four words per function index (imports included, where they are unused): the entry pc,
-   * then the frame's extent in words — end of parameters, end of locals, end of the frame.
-   * One array, so a call reads all four with one load of the array.
+   * FUNC_INFO_STRIDE words per function index (imports included, where they are unused),
+   * laid out as FuncInfo says. One array, so a call reads them with one load of the array.
    */
   readonly info: Int32Array;
+  /**
+   * Constant slots, as (frame word, low half, high half) triples: a function's entry writes
+   * its constants into its frame, so that code inside loops reads them like locals.
+   */
+  readonly constants: Int32Array;
 }
 
 export interface ModuleContext {
@@ -83,6 +91,7 @@ export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
   const out = new CodeBuffer();
   const total = ctx.funcTypes.length;
   const info = new Int32Array(total * FUNC_INFO_STRIDE).fill(-1);
+  const constants: number[] = [];
   const translator = new FunctionTranslator(ctx, out);
   for (let i = 0; i < ctx.ir.codes.length; i++) {
     const index = ctx.numImportedFuncs + i;
@@ -102,14 +111,38 @@ export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
     info[at + FuncInfo.ParamsEnd] = type.params.length * 2;
     info[at + FuncInfo.LocalsEnd] = (type.params.length + body.locals.length) * 2;
     info[at + FuncInfo.FrameEnd] = frameSlots * 2;
+    info[at + FuncInfo.ConstsStart] = constants.length;
+    translator.appendConstants(constants);
+    info[at + FuncInfo.ConstsEnd] = constants.length;
   }
-  return { code: out.finish(), info };
+  return { code: out.finish(), info, constants: new Int32Array(constants) };
+}
+
+/** Writes function `index`'s constant slots into its frame at `base` (words). */
+export function writeFrameConstants(s32: Int32Array, base: number, fns: CompiledFunctions, index: number): void {
+  const at = index * FUNC_INFO_STRIDE;
+  const pool = fns.constants;
+  for (let c = fns.info[at + FuncInfo.ConstsStart]!, e = fns.info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) {
+    s32[base + pool[c]!] = pool[c + 1]!;
+    s32[base + pool[c]! + 1] = pool[c + 2]!;
+  }
 }
 
 class FunctionTranslator {
   private r!: ByteReader;
   private localTypes: ValType[] = [];
   private numLocals = 0;
+  /**
+   * Constant slots follow the locals; operand temporaries follow them. Inside a loop a
+   * constant operand is read from its slot instead of being written out on every pass.
+   */
+  private constBase = 0;
+  private constCapacity = 0;
+  private constSlotLo: number[] = [];
+  private constSlotHi: number[] = [];
+  /** First slot of the operand temporaries. */
+  private tempBase = 0;
+  private loopDepth = 0;
   /** Operand stack: types and the slot holding each entry (or CONST and its value). */
   private types: number[] = [];
   private locs: number[] = [];
@@ -132,6 +165,12 @@ class FunctionTranslator {
     this.r = new ByteReader(this.ctx.ir.bytes, start, end);
     this.localTypes = [...type.params, ...locals];
     this.numLocals = this.localTypes.length;
+    this.constBase = this.numLocals;
+    this.constCapacity = countConstants(this.ctx.ir.bytes, start, end);
+    this.constSlotLo.length = 0;
+    this.constSlotHi.length = 0;
+    this.tempBase = this.constBase + this.constCapacity;
+    this.loopDepth = 0;
     this.sp = 0;
     this.maxSp = 0;
     this.deferred = 0;
@@ -144,7 +183,27 @@ class FunctionTranslator {
       this.instruction();
     }
     if (!this.r.atEnd) throw new DecodeError('operators remaining after end of function body', this.r.pos);
-    return this.numLocals + this.maxSp;
+    return this.tempBase + this.maxSp;
+  }
+
+  /** Appends the constant slots of the function just translated as FuncInfo records. */
+  appendConstants(out: number[]): void {
+    for (let k = 0; k < this.constSlotLo.length; k++) {
+      out.push((this.constBase + k) * 2, this.constSlotLo[k]!, this.constSlotHi[k]!);
+    }
+  }
+
+  /** The constant slot holding the constant entry at `height`, made on first use. */
+  private constSlot(height: number): number {
+    const lo = this.constLo[height]!;
+    const hi = this.constHi[height]!;
+    const n = this.constSlotLo.length;
+    for (let k = 0; k < n; k++) {
+      if (this.constSlotLo[k] === lo && this.constSlotHi[k] === hi) return this.constBase + k;
+    }
+    this.constSlotLo.push(lo);
+    this.constSlotHi.push(hi);
+    return this.constBase + n;
   }
 
   // ---- errors -------------------------------------------------------------------------
@@ -165,16 +224,16 @@ class FunctionTranslator {
   }
 
   private slotOf(height: number): number {
-    return this.numLocals + height;
+    return this.tempBase + height;
   }
 
   /** Pushes a value held in its own slot and returns that slot. */
   private push(type: number): number {
     const h = this.sp++;
     this.types[h] = type;
-    this.locs[h] = this.numLocals + h;
+    this.locs[h] = this.tempBase + h;
     if (this.sp > this.maxSp) this.maxSp = this.sp;
-    return this.numLocals + h;
+    return this.tempBase + h;
   }
 
   private pushLocal(type: number, local: number): void {
@@ -226,9 +285,11 @@ class FunctionTranslator {
     }
     const loc = this.locs[h]!;
     if (loc === CONST) {
-      // Write the constant into the entry's own slot, just before its consumer.
-      this.emitConst(this.slotOf(h), h);
       this.deferred--;
+      // Inside a loop, read it from its constant slot; elsewhere write it into the entry's
+      // own slot just before its consumer (once, so not worth a slot).
+      if (this.loopDepth > 0 && this.live && this.constSlotLo.length < this.constCapacity) return this.constSlot(h);
+      this.emitConst(this.slotOf(h), h);
       return this.slotOf(h);
     }
     if (loc < this.numLocals) this.deferred--;
@@ -476,6 +537,7 @@ class FunctionTranslator {
 
   private endBlock(): void {
     const ctrl = this.top;
+    if (ctrl.kind === Kind.Loop) this.loopDepth--;
     const results = ctrl.results;
     this.checkBlockResults(ctrl);
     if (this.live) this.materializeTop(results.length);
@@ -536,6 +598,7 @@ class FunctionTranslator {
         const pc = this.label();
         if (this.live) this.emit0(Op.Loop);
         this.pushControl(Kind.Loop, params, results, pc);
+        this.loopDepth++;
         return;
       }
       case 0x04: { // if

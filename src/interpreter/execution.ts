@@ -7,7 +7,7 @@
  * slice is spent, a host function was called, or an asynchronous host call is pending; all
  * of these leave the state here, so the caller may yield to the event loop in between.
  */
-import { FUNC_INFO_STRIDE, FuncInfo } from './compiler.js';
+import { FUNC_INFO_STRIDE, FuncInfo, writeFrameConstants } from './compiler.js';
 import { Trap, TrapKind } from './errors.js';
 import type { Instance } from './instance.js';
 import { runLoop } from './interpreter.js';
@@ -76,6 +76,7 @@ export class Execution {
       const at = func.index * FUNC_INFO_STRIDE;
       this.ensureStack(info[at + FuncInfo.FrameEnd]!);
       this.s32.fill(0, info[at + FuncInfo.ParamsEnd]!, info[at + FuncInfo.LocalsEnd]!);
+      writeFrameConstants(this.s32, 0, func.instance.module.functions, func.index);
       this.pc = info[at + FuncInfo.Entry]!;
     }
     store.fuel -= 1;

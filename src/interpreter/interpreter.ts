@@ -44,6 +44,7 @@ export function runLoop(ex: Execution): Status {
   let inst: Instance = ex.inst!;
   let code = inst.code;
   let info = inst.module.functions.info;
+  let constants = inst.module.functions.constants;
   let mem: MemoryInst | null = inst.memory;
   let view = mem !== null ? mem.view : EMPTY_VIEW;
   let memLen = view.byteLength;
@@ -166,6 +167,7 @@ export function runLoop(ex: Execution): Status {
             inst = callee.instance;
             code = inst.code;
             info = inst.module.functions.info;
+            constants = inst.module.functions.constants;
             mem = inst.memory;
             view = mem !== null ? mem.view : EMPTY_VIEW;
             memLen = view.byteLength;
@@ -194,6 +196,7 @@ export function runLoop(ex: Execution): Status {
             inst = store.instances[id]!;
             code = inst.code;
             info = inst.module.functions.info;
+            constants = inst.module.functions.constants;
             mem = inst.memory;
           }
           // The callee may have grown the memory.
@@ -910,7 +913,7 @@ export function runLoop(ex: Execution): Status {
       }
 
       // ---- entering a WebAssembly function (only the call instructions get here) -----
-      const at = callIndex << 2; // FUNC_INFO_STRIDE
+      const at = callIndex << 3; // FUNC_INFO_STRIDE
       const frameEnd = callBase + info[at + 3]!;
       if (frameEnd > s32.length) {
         ex.ensureStack(frameEnd);
@@ -926,6 +929,12 @@ export function runLoop(ex: Execution): Status {
         fsp += 3;
       }
       for (let i = callBase + info[at + 1]!, e = callBase + info[at + 2]!; i < e; i++) s32[i] = 0;
+      // The function's constant slots (compiler.ts writeFrameConstants, inlined here).
+      for (let c = info[at + 4]!, e = info[at + 5]!; c < e; c += 3) {
+        const w = callBase + constants[c]!;
+        s32[w] = constants[c + 1]!;
+        s32[w + 1] = constants[c + 2]!;
+      }
       base = callBase;
       pc = info[at]!;
       if (--fuel <= checkpoint) {
