@@ -10,6 +10,8 @@
  * decoding precedes validation).
  */
 import { DecodeError, ValidationError } from './errors.js';
+import { skipInstructions } from './body-syntax.js';
+import { ByteReader } from './reader.js';
 import {
   EXTERNREF,
   FUNCREF,
@@ -66,223 +68,32 @@ const EXTERN_KINDS: readonly ExternKind[] = ['func', 'table', 'memory', 'global'
 
 const EMPTY_LOCALS: readonly ValType[] = Object.freeze([]);
 
-/**
- * Immediate shapes of the single-byte opcodes, used only to skip over the instructions of a
- * constant expression once a non-constant one was seen (so that the rest of the module is
- * still checked for malformations). 0 = illegal opcode.
- */
-const IMM_ILLEGAL = 0;
-const IMM_NONE = 1;
-const IMM_U32 = 2;
-const IMM_MEMARG = 3;
-const IMM_ZERO = 4;
-const IMM_SPECIAL = 5;
-const OPCODE_IMM = (() => {
-  const t = new Uint8Array(256);
-  const set = (from: number, to: number, kind: number): void => {
-    for (let i = from; i <= to; i++) t[i] = kind;
-  };
-  set(0x00, 0x01, IMM_NONE); // unreachable, nop
-  set(0x02, 0x05, IMM_SPECIAL); // block, loop, if, else
-  set(0x0b, 0x0b, IMM_SPECIAL); // end
-  set(0x0c, 0x0d, IMM_U32); // br, br_if
-  set(0x0e, 0x0e, IMM_SPECIAL); // br_table
-  set(0x0f, 0x0f, IMM_NONE); // return
-  set(0x10, 0x10, IMM_U32); // call
-  set(0x11, 0x11, IMM_SPECIAL); // call_indirect
-  set(0x1a, 0x1b, IMM_NONE); // drop, select
-  set(0x1c, 0x1c, IMM_SPECIAL); // select t*
-  set(0x20, 0x26, IMM_U32); // local.*, global.*, table.get/set
-  set(0x28, 0x3e, IMM_MEMARG); // loads and stores
-  set(0x3f, 0x40, IMM_ZERO); // memory.size, memory.grow
-  set(0x41, 0x44, IMM_SPECIAL); // constants
-  set(0x45, 0xc4, IMM_NONE); // numeric
-  set(0xd0, 0xd0, IMM_SPECIAL); // ref.null
-  set(0xd1, 0xd1, IMM_NONE); // ref.is_null
-  set(0xd2, 0xd2, IMM_U32); // ref.func
-  set(0xfc, 0xfd, IMM_SPECIAL); // prefixes
-  return t;
-})();
-
-function hex2(n: number): string {
-  return n.toString(16).padStart(2, '0');
-}
-
 function mkInstr(op: number, a: number, b: number): ConstInstr {
   return { op, a, b, c: 0, d: 0 };
 }
 
 /** The decoder state: one cursor over the module bytes. */
-class Decoder {
-  readonly bytes: Uint8Array;
+class Decoder extends ByteReader {
   readonly len: number;
-  pos = 0;
-  /**
-   * Reads never go past this offset. Like the reference interpreter, section contents are
-   * read against the end of the module, and a section that does not end exactly where its
-   * size says is reported afterwards ("section size mismatch"); only a function's locals
-   * are read against the end of the function.
-   */
-  end: number;
-  /** High 32 bits of the last s64 read. */
-  hi = 0;
   /** The first "constant expression required" seen, thrown once decoding has succeeded. */
   deferred: ValidationError | null = null;
   /** Declared locals of the bodies decoded so far (see MAX_MODULE_LOCALS). */
   moduleLocals = 0;
 
+  /**
+   * Like the reference interpreter, section contents are read against the end of the module
+   * (`end`), and a section that does not end exactly where its size says is reported
+   * afterwards ("section size mismatch"); only a function's locals are read against the end
+   * of the function.
+   */
   constructor(bytes: Uint8Array) {
-    this.bytes = bytes;
+    super(bytes);
     this.len = bytes.length;
-    this.end = bytes.length;
   }
 
-  fail(message: string, offset: number): never {
-    throw new DecodeError(message, offset);
-  }
-
-  /** A read at `at` would cross the current limit. */
-  eof(at: number): never {
+  override eof(at: number): never {
     // Before the first section (the header) the reference interpreter says just this much.
     throw new DecodeError(this.pos < 8 ? 'unexpected end' : 'unexpected end of section or function', at);
-  }
-
-  byte(): number {
-    const p = this.pos;
-    if (p >= this.end) this.eof(p);
-    this.pos = p + 1;
-    return this.bytes[p]!;
-  }
-
-  /** Unsigned LEB128, at most 32 bits, as a non-negative number. */
-  u32(): number {
-    const p = this.pos;
-    if (p < this.end) {
-      const b = this.bytes[p]!;
-      if (b < 0x80) {
-        this.pos = p + 1;
-        return b;
-      }
-    }
-    return this.u32Slow();
-  }
-
-  private u32Slow(): number {
-    const bytes = this.bytes;
-    const end = this.end;
-    let p = this.pos;
-    let result = 0;
-    for (let shift = 0; ; shift += 7) {
-      if (p >= end) this.eof(p);
-      const b = bytes[p++]!;
-      if (shift === 28) {
-        if (b & 0x70) this.fail('integer too large', p - 1);
-        if (b & 0x80) this.fail('integer representation too long', p);
-        this.pos = p;
-        return result + b * 0x10000000;
-      }
-      result |= (b & 0x7f) << shift;
-      if ((b & 0x80) === 0) {
-        this.pos = p;
-        return result;
-      }
-    }
-  }
-
-  /** Signed LEB128, at most 32 bits, as an int32. */
-  s32(): number {
-    const bytes = this.bytes;
-    const end = this.end;
-    let p = this.pos;
-    let result = 0;
-    for (let shift = 0; ; shift += 7) {
-      if (p >= end) this.eof(p);
-      const b = bytes[p++]!;
-      if (shift === 28) {
-        const rest = b & 0x78;
-        if (rest !== 0 && rest !== 0x78) this.fail('integer too large', p - 1);
-        if (b & 0x80) this.fail('integer representation too long', p);
-        this.pos = p;
-        return result | (b << 28);
-      }
-      result |= (b & 0x7f) << shift;
-      if ((b & 0x80) === 0) {
-        this.pos = p;
-        return b & 0x40 ? result | (-1 << (shift + 7)) : result;
-      }
-    }
-  }
-
-  /** Signed LEB128 of at most 33 bits (block types); the value is not needed. */
-  s33(): void {
-    const bytes = this.bytes;
-    const end = this.end;
-    let p = this.pos;
-    for (let shift = 0; ; shift += 7) {
-      if (p >= end) this.eof(p);
-      const b = bytes[p++]!;
-      if (shift === 28) {
-        const rest = b & 0x70;
-        if (rest !== 0 && rest !== 0x70) this.fail('integer too large', p - 1);
-        if (b & 0x80) this.fail('integer representation too long', p);
-        break;
-      }
-      if ((b & 0x80) === 0) break;
-    }
-    this.pos = p;
-  }
-
-  /** Signed LEB128, at most 64 bits: returns the low 32 bits, leaves the high ones in `hi`. */
-  s64(): number {
-    const bytes = this.bytes;
-    const end = this.end;
-    let p = this.pos;
-    let lo = 0;
-    let hi = 0;
-    let shift = 0;
-    for (;;) {
-      if (p >= end) this.eof(p);
-      const b = bytes[p++]!;
-      if (shift === 63) {
-        const rest = b & 0x7f;
-        if (rest !== 0 && rest !== 0x7f) this.fail('integer too large', p - 1);
-        if (b & 0x80) this.fail('integer representation too long', p);
-        hi |= b << 31;
-        this.pos = p;
-        this.hi = hi;
-        return lo;
-      }
-      const v = b & 0x7f;
-      if (shift < 32) {
-        lo |= v << shift;
-        if (shift > 25) hi |= v >>> (32 - shift);
-      } else {
-        hi |= v << (shift - 32);
-      }
-      shift += 7;
-      if ((b & 0x80) === 0) {
-        if (b & 0x40) {
-          if (shift < 32) {
-            lo |= -1 << shift;
-            hi = -1;
-          } else {
-            hi |= -1 << (shift - 32);
-          }
-        }
-        this.pos = p;
-        this.hi = hi;
-        return lo;
-      }
-    }
-  }
-
-  /** Little-endian 32-bit word. */
-  word32(): number {
-    const p = this.pos;
-    if (p + 4 > this.end) this.eof(this.end);
-    const b = this.bytes;
-    this.pos = p + 4;
-    return b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24);
   }
 
   /**
@@ -332,7 +143,7 @@ class Decoder {
 
   valType(): ValType {
     const at = this.pos;
-    const b = this.byte();
+    const b = this.u8();
     if (b & 0x80) this.fail('integer representation too long', this.pos);
     if ((b >= 0x7b && b <= 0x7f) || b === FUNCREF || b === EXTERNREF) return b;
     return this.fail('malformed value type', at);
@@ -340,7 +151,7 @@ class Decoder {
 
   refType(): ValType {
     const at = this.pos;
-    const b = this.byte();
+    const b = this.u8();
     if (b & 0x80) this.fail('integer representation too long', this.pos);
     if (b === FUNCREF || b === EXTERNREF) return b;
     return this.fail('malformed reference type', at);
@@ -348,7 +159,7 @@ class Decoder {
 
   limits(): Limits {
     const at = this.pos;
-    const flag = this.byte();
+    const flag = this.u8();
     if (flag & 0x7e) this.fail('integer too large', at);
     if (flag & 0x80) this.fail('integer representation too long', this.pos);
     const min = this.u32();
@@ -368,14 +179,14 @@ class Decoder {
   globalType(): GlobalType {
     const valType = this.valType();
     const at = this.pos;
-    const m = this.byte();
+    const m = this.u8();
     if (m > 1) this.fail('malformed mutability', at);
     return { valType, mutable: m === 1 };
   }
 
   funcType(): FuncType {
     const at = this.pos;
-    const form = this.byte();
+    const form = this.u8();
     if (form & 0x80) this.fail('integer representation too long', this.pos);
     if (form !== 0x60) this.fail('malformed function type', at);
     const np = this.length();
@@ -392,7 +203,7 @@ class Decoder {
     const out: ConstInstr[] = [];
     for (;;) {
       const at = this.pos;
-      const op = this.byte();
+      const op = this.u8();
       switch (op) {
         case 0x0b:
           return out;
@@ -405,11 +216,11 @@ class Decoder {
           break;
         }
         case 0x43:
-          out.push(mkInstr(op, this.word32(), 0));
+          out.push(mkInstr(op, this.fixed32(), 0));
           break;
         case 0x44: {
-          const lo = this.word32();
-          out.push(mkInstr(op, lo, this.word32()));
+          const lo = this.fixed32();
+          out.push(mkInstr(op, lo, this.fixed32()));
           break;
         }
         case 0xd0:
@@ -421,10 +232,10 @@ class Decoder {
           break;
         case 0xfd: {
           if (this.u32() === 12) {
-            const a = this.word32();
-            const b = this.word32();
-            const c = this.word32();
-            const d = this.word32();
+            const a = this.fixed32();
+            const b = this.fixed32();
+            const c = this.fixed32();
+            const d = this.fixed32();
             out.push({ op: V128_CONST_OP, a, b, c, d });
             break;
           }
@@ -446,150 +257,7 @@ class Decoder {
    */
   nonConstant(at: number): void {
     if (this.deferred === null) this.deferred = new ValidationError('constant expression required', at);
-    // Block nesting: 0 = block/loop, 1 = if before its else, 2 = if after its else.
-    const nesting: number[] = [];
-    for (;;) {
-      const opAt = this.pos;
-      const op = this.byte();
-      switch (OPCODE_IMM[op]!) {
-        case IMM_ILLEGAL:
-          return this.fail(`illegal opcode ${hex2(op)}`, opAt);
-        case IMM_NONE:
-          break;
-        case IMM_U32:
-          this.u32();
-          break;
-        case IMM_MEMARG:
-          this.u32();
-          this.u32();
-          break;
-        case IMM_ZERO:
-          if (this.byte() !== 0) this.fail('zero byte expected', this.pos - 1);
-          break;
-        default:
-          switch (op) {
-            case 0x02:
-            case 0x03:
-            case 0x04:
-              this.blockType();
-              nesting.push(op === 0x04 ? 1 : 0);
-              break;
-            case 0x05:
-              if (nesting.length === 0 || nesting[nesting.length - 1] !== 1) {
-                this.fail('END opcode expected', opAt);
-              }
-              nesting[nesting.length - 1] = 2;
-              break;
-            case 0x0b:
-              if (nesting.length === 0) return;
-              nesting.pop();
-              break;
-            case 0x0e: {
-              const n = this.length();
-              for (let i = 0; i <= n; i++) this.u32();
-              break;
-            }
-            case 0x11:
-              this.u32();
-              this.u32();
-              break;
-            case 0x1c: {
-              const n = this.length();
-              for (let i = 0; i < n; i++) this.valType();
-              break;
-            }
-            case 0x41:
-              this.s32();
-              break;
-            case 0x42:
-              this.s64();
-              break;
-            case 0x43:
-              this.skipBytes(4);
-              break;
-            case 0x44:
-              this.skipBytes(8);
-              break;
-            case 0xd0:
-              this.refType();
-              break;
-            case 0xfc:
-              this.skipFC(opAt);
-              break;
-            case 0xfd:
-              this.skipFD(opAt);
-              break;
-          }
-      }
-    }
-  }
-
-  skipBytes(n: number): void {
-    if (this.pos + n > this.end) this.eof(this.end);
-    this.pos += n;
-  }
-
-  blockType(): void {
-    const p = this.pos;
-    if (p >= this.end) this.eof(p);
-    const b = this.bytes[p]!;
-    if (b === 0x40) this.pos = p + 1;
-    else if ((b & 0xc0) === 0x40) this.valType();
-    else this.s33();
-  }
-
-  zero(): void {
-    if (this.byte() !== 0) this.fail('zero byte expected', this.pos - 1);
-  }
-
-  skipFC(opAt: number): void {
-    const sub = this.u32();
-    if (sub <= 7) return;
-    switch (sub) {
-      case 8: // memory.init
-        this.u32();
-        this.zero();
-        return;
-      case 10: // memory.copy
-        this.zero();
-        this.zero();
-        return;
-      case 11: // memory.fill
-        this.zero();
-        return;
-      case 12: // table.init
-      case 14: // table.copy
-        this.u32();
-        this.u32();
-        return;
-      case 9: // data.drop
-      case 13: // elem.drop
-      case 15: // table.grow
-      case 16: // table.size
-      case 17: // table.fill
-        this.u32();
-        return;
-      default:
-        this.fail(`illegal opcode fc ${sub.toString(16)}`, opAt);
-    }
-  }
-
-  skipFD(opAt: number): void {
-    const sub = this.u32();
-    if (sub <= 11 || sub === 92 || sub === 93) {
-      this.u32();
-      this.u32();
-    } else if (sub === 12 || sub === 13) {
-      this.skipBytes(16);
-    } else if (sub >= 21 && sub <= 34) {
-      this.skipBytes(1);
-    } else if (sub >= 84 && sub <= 91) {
-      this.u32();
-      this.u32();
-      this.skipBytes(1);
-    } else if (sub > 0xff) {
-      this.fail(`illegal opcode fd ${sub.toString(16)}`, opAt);
-    }
+    skipInstructions(this);
   }
 }
 
@@ -657,7 +325,7 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
           const module = d.name();
           const name = d.name();
           const kindAt = d.pos;
-          const kind = d.byte();
+          const kind = d.u8();
           let desc: ImportDesc;
           switch (kind) {
             case 0:
@@ -708,7 +376,7 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
         for (let i = 0; i < n; i++) {
           const name = d.name();
           const kindAt = d.pos;
-          const kind = d.byte();
+          const kind = d.u8();
           if (kind > 3) d.fail('malformed export kind', kindAt);
           exports.push({ name, kind: EXTERN_KINDS[kind]!, index: d.u32() });
         }
@@ -792,7 +460,7 @@ function exprVector(d: Decoder): ConstExpr[] {
 
 function elemKind(d: Decoder): ValType {
   const at = d.pos;
-  if (d.byte() !== 0x00) d.fail('malformed element kind', at);
+  if (d.u8() !== 0x00) d.fail('malformed element kind', at);
   return FUNCREF;
 }
 
@@ -927,7 +595,7 @@ function decodeFunctionNames(payload: Uint8Array): ReadonlyMap<number, string> {
   try {
     while (d.pos < payload.length) {
       d.end = payload.length;
-      const id = d.byte();
+      const id = d.u8();
       const size = d.length();
       const subEnd = d.pos + size;
       if (id !== 1) {
