@@ -1,7 +1,12 @@
 /** A growable Int32Array for emitting translated code. */
 export class CodeBuffer {
-  private words = new Int32Array(1024);
+  private words: Int32Array;
   length = 0;
+
+  /** `expected`: a guess at the final length, to save regrowing. */
+  constructor(expected = 1024) {
+    this.words = new Int32Array(Math.max(expected, 64));
+  }
 
   private reserve(n: number): void {
     if (this.length + n <= this.words.length) return;

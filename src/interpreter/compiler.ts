@@ -88,7 +88,8 @@ export interface ModuleContext {
 const MAX_MEMORY_ALIGN = [2, 3, 2, 3, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 2, 3, 2, 3, 0, 1, 0, 1, 2];
 
 export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
-  const out = new CodeBuffer();
+  // Translated code runs to about one word per byte of WebAssembly.
+  const out = new CodeBuffer(ctx.ir.bytes.length);
   const total = ctx.funcTypes.length;
   const info = new Int32Array(total * FUNC_INFO_STRIDE).fill(-1);
   const constants: number[] = [];
@@ -177,6 +178,7 @@ class FunctionTranslator {
     this.pendingFuel = 0;
     this.lastDst = -1;
     this.ctrls = [];
+    this.live = true;
     this.pushControl(Kind.Function, [], type.results, -1);
     while (this.ctrls.length > 0) {
       if (this.r.atEnd) throw new DecodeError('unexpected end of function body (END opcode expected)', this.r.pos);
@@ -218,9 +220,15 @@ class FunctionTranslator {
     return this.ctrls[this.ctrls.length - 1]!;
   }
 
-  private get live(): boolean {
-    const top = this.top;
-    return !top.unreachable && !top.deadCode;
+  /**
+   * Whether code emitted now can run: false in unreachable code and in blocks entered from
+   * it. Kept in step with the control stack by `refreshLive`.
+   */
+  private live = true;
+
+  private refreshLive(): void {
+    const top = this.ctrls[this.ctrls.length - 1];
+    this.live = top !== undefined && !top.unreachable && !top.deadCode;
   }
 
   private slotOf(height: number): number {
@@ -412,6 +420,7 @@ class FunctionTranslator {
       kind, params, results, height: this.sp - params.length, unreachable: false, deadCode, loopPc, fixups: [], elseFixup: -1,
     };
     this.ctrls.push(ctrl);
+    this.refreshLive();
     return ctrl;
   }
 
@@ -425,6 +434,7 @@ class FunctionTranslator {
     const ctrl = this.top;
     this.truncate(ctrl.height);
     ctrl.unreachable = true;
+    this.live = false;
     this.pendingFuel = 0;
     this.lastDst = -1;
   }
@@ -544,6 +554,7 @@ class FunctionTranslator {
     if (ctrl.kind === Kind.Function) {
       if (this.live) this.emit3(Op.Return, this.slotOf(this.sp - results.length) * 2, results.length, this.takeFuel());
       this.ctrls.pop();
+      this.refreshLive();
       return;
     }
     this.flushFuel();
@@ -557,6 +568,7 @@ class FunctionTranslator {
     if (ctrl.elseFixup >= 0) this.out.set(ctrl.elseFixup, here);
     for (const at of ctrl.fixups) this.out.set(at, here);
     this.ctrls.pop();
+    this.refreshLive();
     this.truncate(ctrl.height);
     this.pushTypes(results);
   }
@@ -630,6 +642,7 @@ class FunctionTranslator {
         ctrl.kind = Kind.Else;
         this.truncate(ctrl.height);
         ctrl.unreachable = false;
+        this.refreshLive();
         this.pendingFuel = 0;
         this.pushTypes(ctrl.params);
         return;
