@@ -11,6 +11,7 @@ import { FUNC_INFO_STRIDE, FuncInfo, writeFrameConstants } from './compiler.js';
 import { Trap, TrapKind } from './errors.js';
 import type { Instance } from './instance.js';
 import { runLoop } from './interpreter.js';
+import { returnStack, takeStack } from './stack-pool.js';
 import type { FuncInst, Store } from './store.js';
 import { EXTERNREF, FUNCREF, type ValType } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
@@ -21,6 +22,10 @@ export type Status = 'done' | 'paused' | 'pending';
 const STACK_SLACK_WORDS = 256;
 const MAX_STACK_WORDS = 1 << 22;
 const INITIAL_FRAMES = 16;
+
+const EMPTY_S32 = new Int32Array(0);
+const EMPTY_F32 = new Float32Array(0);
+const EMPTY_F64 = new Float64Array(0);
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
@@ -56,10 +61,10 @@ export class Execution {
     this.resultTypes = func.type.results;
     const frameWords = func.instance === null ? 0 : func.instance.module.functions.info[func.index * FUNC_INFO_STRIDE + FuncInfo.FrameEnd]!;
     const words = Math.max(frameWords, 2 * Math.max(params.length, this.resultTypes.length)) + STACK_SLACK_WORDS;
-    const buffer = new ArrayBuffer(words * 4);
-    this.s32 = new Int32Array(buffer);
-    this.f32 = new Float32Array(buffer);
-    this.f64 = new Float64Array(buffer);
+    this.s32 = EMPTY_S32;
+    this.f32 = EMPTY_F32;
+    this.f64 = EMPTY_F64;
+    this.useStack(takeStack(words));
     this.frames = new Int32Array(Math.min(INITIAL_FRAMES, store.maxCallDepth + 1) * 3);
     args.forEach((v, i) => {
       if (v.type !== params[i]) throw new TypeError(`argument ${i} has the wrong type`);
@@ -89,8 +94,23 @@ export class Execution {
     } catch (error) {
       // A trap or a host exception ends the execution for good.
       this.failure = { error };
+      this.releaseStack();
       throw error;
     }
+  }
+
+  private useStack(buffer: ArrayBuffer): void {
+    this.s32 = new Int32Array(buffer);
+    this.f32 = new Float32Array(buffer);
+    this.f64 = new Float64Array(buffer);
+  }
+
+  /** Gives the value stack back for another execution; this one will not touch it again. */
+  private releaseStack(): void {
+    returnStack(this.s32);
+    this.s32 = EMPTY_S32;
+    this.f32 = EMPTY_F32;
+    this.f64 = EMPTY_F64;
   }
 
   private step(): Status {
@@ -120,6 +140,7 @@ export class Execution {
   private finish(): void {
     this.finished = true;
     this.results = this.resultTypes.map((t, i) => this.readValue(2 * i, t));
+    this.releaseStack();
   }
 
   /**
@@ -186,12 +207,10 @@ export class Execution {
     if (words > MAX_STACK_WORDS) throw new Trap(TrapKind.StackOverflow);
     let size = this.s32.length * 2;
     while (size < words) size *= 2;
-    const buffer = new ArrayBuffer(Math.min(size, MAX_STACK_WORDS) * 4);
-    const s32 = new Int32Array(buffer);
-    s32.set(this.s32);
-    this.s32 = s32;
-    this.f32 = new Float32Array(buffer);
-    this.f64 = new Float64Array(buffer);
+    const old = this.s32;
+    this.useStack(takeStack(Math.min(size, MAX_STACK_WORDS)));
+    this.s32.set(old);
+    returnStack(old);
   }
 
   /** Makes room for one more frame, or traps past the store's call depth. */
