@@ -527,3 +527,195 @@ describe('comparisons fused with br_if / if', () => {
     for (const name of names) p.checkAll(name, tuples, 5);
   });
 });
+
+describe('constants inside loops (constant slots in the frame)', () => {
+  let p: Pair;
+  const src = `(module
+    (memory 1)
+    (func $callee (param i32) (result i32) (local i32)
+      (loop $l
+        local.get 1 i32.const 3 i32.add local.set 1
+        local.get 1 i32.const 30 i32.lt_s br_if $l)
+      local.get 1 local.get 0 i32.const -7 i32.mul i32.add)
+    (func $rec (export "rec") (param $n i32) (result i64) (local $i i32) (local $acc i64)
+      (loop $l
+        local.get $acc i64.const 0x100000001 i64.add local.set $acc
+        local.get $i i32.const 1 i32.add local.tee $i
+        i32.const 3 i32.lt_u br_if $l)
+      local.get $n i32.eqz
+      (if (result i64) (then local.get $acc)
+        (else local.get $n i32.const 1 i32.sub call $rec local.get $acc i64.const 5 i64.mul i64.add)))
+    (func (export "mixed") (param $n i32) (result i64) (local $i i32) (local $acc i64) (local $f f64) (local $g f32)
+      (loop $l
+        ;; the same bits as constants of four types
+        local.get $acc i64.const 5 i64.add local.set $acc
+        local.get $f f64.const 0x0.0000000000005p-1022 f64.add local.set $f
+        local.get $g f32.const 0x1.4p-147 f32.add local.set $g
+        i32.const 5 local.get $i i32.add i32.const 8 i32.store
+        local.get $i i32.const 5 i32.add call $callee drop
+        i32.const 5 i32.const 0 i32.const 5 select local.get $i i32.add local.set $i
+        local.get $i local.get $n i32.lt_s br_if $l)
+      local.get $acc
+      local.get $f i64.reinterpret_f64 i64.add
+      local.get $g i32.reinterpret_f32 i64.extend_i32_u i64.add
+      i32.const 8 i64.load32_u i64.add)
+    (func (export "nested_loops") (param $n i32) (result i32) (local $i i32) (local $j i32) (local $acc i32)
+      (loop $outer
+        i32.const 0 local.set $j
+        (loop $inner
+          local.get $acc i32.const 7 i32.xor i32.const 3 i32.rotl i32.const -1 i32.add local.set $acc
+          local.get $j i32.const 1 i32.add local.tee $j i32.const 4 i32.lt_s br_if $inner)
+        local.get $acc i32.const 1000003 i32.mul local.set $acc
+        local.get $i i32.const 1 i32.add local.tee $i local.get $n i32.lt_s br_if $outer)
+      local.get $acc)
+  )`;
+  beforeAll(async () => {
+    p = await pair(src);
+  });
+  it('recursion re-writes the constants of every frame', () => p.checkAll('rec', [0, 1, 5, 50].map((x) => [i32(x)])));
+  it('constants of several types with equal bits, calls in the loop', () => p.checkAll('mixed', [1, 2, 10, 100].map((x) => [i32(x)])));
+  it('nested loops', () => p.checkAll('nested_loops', [1, 2, 7].map((x) => [i32(x)])));
+});
+
+describe('frames: fresh locals, stack growth, wide br_table', () => {
+  let p: Pair;
+  const targets = Array.from({ length: 300 }, (_, k) => (k * 7) % 4);
+  const src = `(module
+    (func $dirty (param i32) (result i32) (local i32 i64 f64 f32 i32 i32)
+      local.get 0 local.set 1
+      i64.const -1 local.set 2
+      f64.const -1.5 local.set 3
+      f32.const 2.5 local.set 4
+      i32.const 77 local.set 5 i32.const 88 local.set 6
+      local.get 1)
+    (func $clean (result i64) (local i32 i64 f64 f32 i32 i32)
+      local.get 0 i64.extend_i32_u
+      local.get 1 i64.add
+      local.get 2 i64.reinterpret_f64 i64.add
+      local.get 3 i32.reinterpret_f32 i64.extend_i32_u i64.add
+      local.get 4 i64.extend_i32_u i64.add
+      local.get 5 i64.extend_i32_u i64.add)
+    (func (export "locals_start_at_zero") (param i32) (result i64)
+      local.get 0 call $dirty drop
+      call $clean
+      local.get 0 call $dirty drop
+      call $clean i64.add)
+    (func $fsum (export "fsum") (param $n i32) (result f64) (local $x f64)
+      local.get $n f64.convert_i32_s local.set $x
+      local.get $n i32.eqz
+      (if (result f64) (then f64.const 0.5)
+        (else local.get $n i32.const 1 i32.sub call $fsum f64.const 1.0001 f64.mul local.get $x f64.add)))
+    (func $isum (export "isum") (param $n i32) (param $k i64) (result i64 i32)
+      local.get $n i32.eqz
+      (if (result i64 i32) (then local.get $k i32.const 0)
+        (else local.get $n i32.const 1 i32.sub local.get $k i64.const 3 i64.mul i64.const 1 i64.add call $isum
+          i32.const 1 i32.add)))
+    (func (export "wide_br_table") (param $i i32) (result i32)
+      (block $b3 (result i32)
+        (block $b2 (result i32)
+          (block $b1 (result i32)
+            (block $b0 (result i32)
+              local.get $i i32.const 3 i32.mul
+              local.get $i
+              br_table ${targets.join(' ')} 3)
+            i32.const 1000 i32.add)
+          i32.const 2000 i32.add)
+        i32.const 3000 i32.add))
+  )`;
+  beforeAll(async () => {
+    p = await pair(src);
+  });
+  it('locals are zero on every entry, whatever the frame held before', () => {
+    p.checkAll('locals_start_at_zero', [0, 5, -1].map((x) => [i32(x)]));
+  });
+  it('f64 and multi-value recursion deep enough to grow the value stack several times', () => {
+    p.checkAll('fsum', [0, 1, 100, 3000].map((x) => [i32(x)]));
+    p.checkAll('isum', [[0, 1], [10, 2], [3000, -5]].map(([n, k]) => [i32(n!), i64(k!)]));
+  });
+  it('br_table with 300 targets', () => {
+    p.checkAll('wide_br_table', [-1, 0, 1, 2, 3, 4, 150, 298, 299, 300, 301, 100000].map((x) => [i32(x)]));
+  });
+});
+
+describe('dead code after br/return/unreachable leaves the live code alone', () => {
+  let p: Pair;
+  const src = `(module
+    (func $id (param i32) (result i32) local.get 0)
+    (func (export "after_br") (param i32 i32) (result i32) (local i32)
+      local.get 0
+      (block (result i32)
+        local.get 1
+        br 0
+        local.get 0 local.set 0
+        i32.const 5 local.set 0
+        local.get 1 local.tee 2 drop
+        (block (result i32) i32.const 1 local.get 0 br_if 0)
+        (loop (result i32) i32.const 2)
+        i32.add call $id
+        select
+        (if (result i32) (then i32.const 3) (else i32.const 4))
+        br_table 0 0)
+      i32.add
+      local.get 0 i32.const 100 i32.mul i32.add
+      local.get 2 i32.add)
+    (func (export "polymorphic") (param i32) (result i32)
+      (block (result i32)
+        (block (result i64)
+          local.get 0 i32.eqz
+          (if (then unreachable i64.add i64.const 3 i64.mul drop select drop i32.const 9 br 2))
+          i64.const 7
+          br 0
+          i64.add)
+        i32.wrap_i64
+        (block (result i32) unreachable)
+        drop))
+    (func (export "return_then_dead") (param i32) (result i32 i64)
+      (if (local.get 0) (then local.get 0 i64.const -1 return i32.const 1 local.set 0 i64.add drop))
+      local.get 0 i32.const 1 i32.add i64.const 5)
+    (func (export "unreachable_tail") (param i32) (result i32 i64)
+      local.get 0 (if (then i32.const 1 i64.const 2 return))
+      unreachable)
+    (func (export "else_after_dead_then") (param i32) (result i32) (local i32)
+      i32.const 10 local.set 1
+      local.get 1
+      local.get 0
+      (if (param i32) (result i32)
+        (then drop i32.const 42 br 0 (block local.get 1 local.set 1) i32.const 99)
+        (else local.get 1 i32.add))
+      local.get 1 i32.add)
+  )`;
+  beforeAll(async () => {
+    p = await pair(src);
+  });
+  it('after br', () => p.checkAll('after_br', grid2([0, 1, 7, -3])));
+  it('polymorphic stack in dead code', () => p.checkAll('polymorphic', [[i32(0)], [i32(1)]]));
+  it('return then dead code', () => p.checkAll('return_then_dead', [[i32(0)], [i32(3)]]));
+  it('unreachable at the tail', () => p.checkAll('unreachable_tail', [[i32(0)], [i32(3)]]));
+  it('else after a dead then', () => p.checkAll('else_after_dead_then', [[i32(0)], [i32(3)]]));
+});
+
+describe('a call with 60 parameters, inside a loop, with constant and local arguments', () => {
+  const types = Array.from({ length: 60 }, (_, k) => ['i32', 'i64', 'f64', 'f32'][k % 4]!);
+  const toI64 = (t: string): string => (t === 'i32' ? 'i64.extend_i32_s' : t === 'i64' ? '' : t === 'f64' ? 'i64.trunc_sat_f64_s' : 'i64.trunc_sat_f32_s');
+  const callee = `(func $wide (param ${types.join(' ')}) (result i64 i32)
+    i64.const 0
+    ${types.map((t, k) => `local.get ${k} ${toI64(t)} i64.const ${k + 3} i64.mul i64.xor i64.const 1 i64.rotl`).join('\n    ')}
+    local.get 0 local.get 4 i32.add)`;
+  const args = types.map((t, k) => {
+    if (k % 3 === 0) return `local.get $i ${t === 'i32' ? '' : t === 'i64' ? 'i64.extend_i32_u' : `${t}.convert_i32_s`}`;
+    return `${t}.const ${k * 11 - 300}`;
+  });
+  const src = `(module ${callee}
+    (func (export "run") (param $n i32) (result i64) (local $i i32) (local $acc i64)
+      (loop $l
+        ${args.join('\n        ')}
+        call $wide
+        i64.extend_i32_u i64.add local.get $acc i64.xor local.set $acc
+        local.get $i i32.const 1 i32.add local.tee $i
+        local.get $n i32.lt_u br_if $l)
+      local.get $acc))`;
+  it('agrees with the native engine', async () => {
+    const p = await pair(src);
+    p.checkAll('run', [1, 2, 17].map((x) => [i32(x)]));
+  });
+});

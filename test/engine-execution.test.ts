@@ -248,8 +248,13 @@ describe('host functions', () => {
 
   it('a host function invoked directly, synchronously and asynchronously', async () => {
     const m = await setup(false);
-    const f = m.store.createHostFunction({ params: [I32], results: [I32] }, ([x]) => [i32(x!.asI32 * 2)]);
+    let callerInstance: unknown = 'unset';
+    const f = m.store.createHostFunction({ params: [I32], results: [I32] }, ([x], caller) => {
+      callerInstance = caller.instance;
+      return [i32(x!.asI32 * 2)];
+    });
     expect(invokeSync(m.store, f, [i32(21)])).toEqual([i32(42)]);
+    expect(callerInstance).toBeNull();
     const g = m.store.createHostFunction({ params: [], results: [I64] }, () => Promise.resolve([i64(-1n)]));
     const ex = invoke(m.store, g, []);
     expect(ex.resume()).toBe('pending');
@@ -399,8 +404,8 @@ describe('stack limits', () => {
   });
 
   it('a small maxCallDepth is enforced too', async () => {
-    // Bug: the frame array starts with room for 64 frames and the limit is only checked when
-    // it grows, so any maxCallDepth below 63 allows 63 nested calls.
+    // Regression: the frame array started with room for 64 frames and the limit was only
+    // checked when it grew, so any maxCallDepth below 63 allowed 63 nested calls.
     const m = await load(REC, undefined, { maxCallDepth: 10 });
     expect(m.call('r', [i32(5)])).toEqual([i32(5)]);
     expect(stackTrap(() => m.call('r', [i32(50)])).kind).toBe(TrapKind.StackOverflow);
@@ -435,8 +440,8 @@ describe('fuel and re-entrancy around host calls', () => {
   });
 
   it('fuel spent by a re-entrant call during a host call is not refunded', async () => {
-    // Bug: the dispatch loop writes its local fuel counter back to store.fuel in a `finally`
-    // after the host call returns, discarding whatever happened to store.fuel meanwhile.
+    // Regression: the dispatch loop wrote its local fuel counter back to store.fuel after the
+    // host call returned, discarding whatever happened to store.fuel meanwhile.
     let m!: Loaded;
     m = await load(SRC, (store) => ({
       'env.h': store.createHostFunction({ params: [], results: [] }, () => {
@@ -470,9 +475,9 @@ describe('fuel and re-entrancy around host calls', () => {
 });
 
 describe('an execution that stopped cannot be resumed', () => {
-  // Bug: after a trap or a host exception the Execution is not marked as ended; a later
-  // resume() continues from the last saved state (after a host exception, as if the host
-  // function had returned whatever was in its argument slots).
+  // Regression: after a trap or a host exception the Execution was not marked as ended; a
+  // later resume() continued from the last saved state (after a host exception, as if the
+  // host function had returned whatever was in its argument slots).
   it('resume() after a trap throws again instead of continuing', async () => {
     const m = await load(LOOPS);
     m.store.fuel = 5000;
@@ -518,5 +523,38 @@ describe('values crossing the boundary', () => {
     expect(r[1]!.bits32).toBe(0x7fa00001);
     expect(r[2]!.asI64).toBe(-(1n << 63n));
     expect(r[3]!.asI32).toBe(-7);
+  });
+
+  it('i32 and f32 values leave the engine with a zero high half, as values.ts documents', async () => {
+    // Bug: an i32/f32 result or host argument written over a slot that held an i64/f64 keeps
+    // that slot's old high word in WasmValue.hi, so it is not equal to WasmValue.i32(x).
+    let seen: WasmValue[] = [];
+    const m = await load(`(module (import "env" "h" (func $h (param i32 f32)))
+      (func (export "wrap") (param i64) (result i32)
+        local.get 0 i64.const 1 i64.add drop
+        local.get 0 i32.wrap_i64)
+      (func (export "demote") (param f64) (result f32)
+        local.get 0 f64.const 1 f64.add drop
+        local.get 0 f32.demote_f64)
+      (global $g (export "g") (mut i32) (i32.const 0))
+      (func (export "setg") (param i64)
+        local.get 0 i64.const 1 i64.add drop
+        local.get 0 i32.wrap_i64 global.set $g)
+      (func (export "host") (param i64 f64)
+        local.get 0 i64.const 1 i64.add drop
+        local.get 1 f64.const 1 f64.add drop
+        local.get 0 i32.wrap_i64 local.get 1 f32.demote_f64 call $h))`, (store) => ({
+      'env.h': store.createHostFunction({ params: [I32, 0x7d], results: [] }, (args) => {
+        seen = args;
+        return [];
+      }),
+    }));
+    expect(m.call('wrap', [i64(0x1234567800000005n)])).toEqual([i32(5)]);
+    expect(m.call('demote', [WasmValue.f64(-2.5)])).toEqual([WasmValue.f32(-2.5)]);
+    m.call('host', [i64(0x1234567800000005n), WasmValue.f64(0.75)]);
+    expect(seen).toEqual([i32(5), WasmValue.f32(0.75)]);
+    expect(seen.map((v) => v.hi)).toEqual([0, 0]);
+    m.call('setg', [i64(0x1234567800000005n)]);
+    expect((m.instance.exports.get('g') as GlobalInst).value).toEqual(i32(5));
   });
 });

@@ -140,6 +140,17 @@ describe('store options around memory', () => {
     expect(m.store.peakMemoryBytes).toBe(3 * PAGE);
   });
 
+  it('refusals by the type\'s own maximum are not reported; an initial size over the cap is', async () => {
+    const refused: Array<[string, number]> = [];
+    const opts = { maxMemoryBytes: 4 * PAGE, onGrowRefused: (what: 'memory' | 'table', n: number) => refused.push([what, n]) };
+    const m = await load('(module (memory 1 2) (func (export "grow") (param i32) (result i32) local.get 0 memory.grow))', undefined, opts);
+    expect(m.call('grow', [i32(2)])).toEqual([i32(-1)]);
+    expect(m.call('grow', [i32(1)])).toEqual([i32(1)]);
+    expect(refused).toEqual([]);
+    await expect(load('(module (memory 5))', undefined, opts)).rejects.toThrow();
+    expect(refused).toEqual([['memory', 5 * PAGE]]);
+  });
+
   it('a memory grown by the host is seen by running code', async () => {
     const m = await load(`(module (import "env" "grow" (func $grow)) (memory (export "mem") 1)
       (func (export "f") (result i32 i32) call $grow memory.size i32.const 131068 i32.load))`, (store) => ({
@@ -418,5 +429,171 @@ describe('calls across instances', () => {
     const b = instantiate(a.store, compileModule(bBytes), (imp) => a.instance.exports.get(imp.name));
     const run = b.exports.get('run') as FuncRef;
     expect(invokeSync(a.store, run, [])).toEqual([i32(1234), i32(1), i32(55)]);
+  });
+
+  it('cross-instance calls paused at every check point, and an async host call in the callee', async () => {
+    const { compileModule, instantiate, invoke } = await import('../src/interpreter/index.js');
+    const { assemble } = await import('./helpers/engine-oracle.js');
+    const a = await load(`(module (import "env" "slow" (func $slow (param i32) (result i32)))
+      (func $f (export "f") (param i32) (result i32) (local i32)
+        (loop $l local.get 1 i32.const 1 i32.add local.tee 1 i32.const 5 i32.lt_u br_if $l)
+        local.get 0 call $slow local.get 1 i32.add))`, (store) => ({
+      'env.slow': store.createHostFunction({ params: [I32], results: [I32] }, ([x]) => Promise.resolve([i32(x!.asI32 * 2)])),
+    }));
+    const b = instantiate(a.store, compileModule(await assemble(`(module
+      (import "a" "f" (func $f (param i32) (result i32)))
+      (func $g (export "g") (param $n i32) (result i32)
+        local.get $n i32.eqz
+        (if (result i32) (then i32.const 0)
+          (else local.get $n call $f local.get $n i32.const 1 i32.sub call $g i32.add))))`)),
+    (imp) => a.instance.exports.get(imp.name));
+    const ex = invoke(a.store, b.exports.get('g') as FuncRef, [i32(6)]);
+    ex.sliceFuel = 1;
+    let pending = 0;
+    for (;;) {
+      const s = ex.resume();
+      if (s === 'done') break;
+      if (s === 'pending') {
+        pending++;
+        await ex.pending;
+      }
+    }
+    // g(n) = sum over k = 1..n of (2k + 5)
+    expect(ex.results).toEqual([i32(2 * 21 + 5 * 6)]);
+    expect(pending).toBe(6);
+  });
+});
+
+describe('reference values', () => {
+  let p: Pair;
+  const src = `(module
+    (type $v_i (func (result i32)))
+    (table $t 4 funcref)
+    (func $one (type $v_i) i32.const 1)
+    (func $two (type $v_i) i32.const 2)
+    (elem declare func $one $two)
+    (func (export "through_blocks") (param $c i32) (result i32) (local $f funcref)
+      ref.func $one local.set $f
+      (block $b (result funcref)
+        ref.func $two
+        local.get $c br_if $b
+        drop local.get $f)
+      local.set $f
+      i32.const 0 local.get $f table.set $t
+      i32.const 0 call_indirect $t (type $v_i))
+    (func (export "select_ref") (param $c i32) (result i32)
+      i32.const 1
+      ref.func $one ref.null func local.get $c select (result funcref)
+      table.set $t
+      i32.const 1 table.get $t ref.is_null)
+    (func (export "if_ref") (param $c i32) (result i32)
+      (if (result funcref) (local.get $c) (then ref.func $two) (else ref.null func))
+      ref.is_null)
+    (func (export "grow_with_ref") (param $n i32) (result i32)
+      ref.func $two local.get $n table.grow $t drop
+      table.size $t i32.const 1 i32.sub call_indirect $t (type $v_i))
+    (func (export "null_local") (result i32) (local externref) local.get 0 ref.is_null)
+  )`;
+  beforeAll(async () => {
+    p = await pair(src);
+  });
+  it('funcrefs through locals, blocks, br_if, select and if', () => {
+    p.checkAll('through_blocks', [[i32(0)], [i32(1)], [i32(0)]]);
+    p.checkAll('select_ref', [[i32(0)], [i32(1)]]);
+    p.checkAll('if_ref', [[i32(0)], [i32(1)]]);
+    p.checkAll('grow_with_ref', [[i32(1)], [i32(2)]]);
+  });
+
+  it('reference-typed locals start as null (in the invoked function and in callees)', async () => {
+    // Bug: locals are zero-filled, and 0 is not null (-1) inside the engine but a reference to
+    // the store's function 0 (or externref 0), so a fresh funcref local can be called.
+    const q = await pair(`(module (type $v (func (result i32))) (table 1 funcref)
+      (func $zero (result i32) i32.const 12345)
+      (func (export "is_null_entry") (result i32) (local funcref) local.get 0 ref.is_null)
+      (func $inner (result i32) (local externref) local.get 0 ref.is_null)
+      (func (export "is_null_callee") (result i32) call $inner)
+      (func (export "call_null_local") (result i32) (local funcref)
+        i32.const 0 local.get 0 table.set 0
+        i32.const 0 call_indirect (type $v)))`);
+    expect(q.check('is_null_entry')).toEqual({ ok: true, values: [i32(1)] });
+    expect(q.check('is_null_callee')).toEqual({ ok: true, values: [i32(1)] });
+    expect(q.check('call_null_local')).toMatchObject({ ok: false, trap: TrapKind.UninitializedElement });
+    expect(p.check('null_local')).toEqual({ ok: true, values: [i32(1)] });
+  });
+
+  it('externref values keep their identity across the boundary', async () => {
+    const m = await load(`(module
+      (table $t 2 externref)
+      (func (export "put") (param i32 externref) local.get 0 local.get 1 table.set $t)
+      (func (export "get") (param i32) (result externref) local.get 0 table.get $t)
+      (func (export "pass") (param externref) (result externref externref) local.get 0 ref.null extern))`);
+    const obj = { hello: 'world' };
+    m.call('put', [i32(1), WasmValue.externref(obj)]);
+    expect(m.call('get', [i32(1)])[0]!.ref).toBe(obj);
+    expect(m.call('get', [i32(0)])[0]!.ref).toBeNull();
+    const [a, b] = m.call('pass', [WasmValue.externref(obj)]);
+    expect(a!.ref).toBe(obj);
+    expect(a!.type).toBe(EXTERNREF);
+    expect(b!.ref).toBeNull();
+    // A funcref returned to the host can be called and stored again.
+    const n = await load(`(module (func $f (result i32) i32.const 9) (elem declare func $f)
+      (func (export "ref") (result funcref) ref.func $f))`);
+    const ref = n.call('ref')[0]!.ref as FuncRef;
+    expect(invokeSync(n.store, ref, [])).toEqual([i32(9)]);
+  });
+});
+
+describe('instantiation', () => {
+  it('active data segments apply in order; an out-of-bounds one traps and earlier ones stay', async () => {
+    const { compileModule, instantiate, Store, Engine, Trap: T } = await import('../src/interpreter/index.js');
+    const { assemble } = await import('./helpers/engine-oracle.js');
+    const store = new Store(new Engine());
+    const mem = store.createMemory({ limits: { min: 1, max: null } });
+    const bytes = await assemble(`(module (import "env" "mem" (memory 1))
+      (data (i32.const 10) "abc")
+      (data (i32.const 65534) "xyz"))`);
+    let caught: unknown;
+    try {
+      instantiate(store, compileModule(bytes), () => mem);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(T);
+    expect((caught as Trap).kind).toBe(TrapKind.MemoryOutOfBounds);
+    expect(Array.from(mem.read(10, 3))).toEqual([97, 98, 99]);
+    expect(Array.from(mem.read(65534, 2))).toEqual([0, 0]);
+  });
+
+  it('the start function is reported, not run', async () => {
+    const m = await load(`(module (global $g (export "g") (mut i32) (i32.const 0))
+      (func $s i32.const 5 global.set $g) (start $s))`);
+    expect((m.instance.exports.get('g') as GlobalInst).value).toEqual(i32(0));
+    expect(m.instance.startFunction).toBeInstanceOf(FuncRef);
+    invokeSync(m.store, m.instance.startFunction!, []);
+    expect((m.instance.exports.get('g') as GlobalInst).value).toEqual(i32(5));
+  });
+
+  it('a callee that grows the memory: the caller sees the new pages after the call', async () => {
+    const p = await pair(`(module (memory 1)
+      (func $grow (result i32) i32.const 2 memory.grow)
+      (func (export "f") (result i32 i32 i32)
+        call $grow
+        i32.const 196604 i32.const 77 i32.store
+        i32.const 196604 i32.load
+        memory.size))`);
+    p.check('f');
+    p.check('f');
+  });
+
+  it('host functions in a table are called by call_indirect', async () => {
+    let hostFn!: FuncRef;
+    const m = await load(`(module (type $t (func (param i32) (result i32)))
+      (import "env" "tbl" (table 1 funcref))
+      (func (export "call") (param i32) (result i32) local.get 0 i32.const 0 call_indirect (type $t)))`, (store) => {
+      hostFn = store.createHostFunction({ params: [I32], results: [I32] }, ([x]) => [i32(x!.asI32 * 3)]);
+      const t = store.createTable({ elemType: FUNCREF, limits: { min: 1, max: null } }, WasmValue.funcref(hostFn));
+      return { 'env.tbl': t };
+    });
+    expect(m.call('call', [i32(14)])).toEqual([i32(42)]);
   });
 });

@@ -11,7 +11,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  F32_EDGES, F64_EDGES, I32_EDGES, I64_EDGES, Pair, Rng, f32, f64, i32, i64, pair,
+  F32_EDGES, F64_EDGES, I32_EDGES, I64_EDGES, Pair, Rng, f32, f64, i32, i64, load, pair,
 } from './helpers/engine-oracle.js';
 import { WasmValue } from '../src/interpreter/index.js';
 
@@ -401,5 +401,79 @@ describe('constant operands (immediate forms, deferred constants)', () => {
     expect(p.check('nanc64')).toEqual({ ok: true, values: [i64(0xfff4000000000001n)] });
     expect(p.check('nanc64l')).toEqual({ ok: true, values: [i64(0x7ff8000000000123n)] });
     expect(p.check('nanc32b')).toEqual({ ok: true, values: [i32(0x7f800001)] });
+  });
+});
+
+describe('NaN results of arithmetic are arithmetic NaNs (quiet bit set)', () => {
+  const un = ['ceil', 'floor', 'trunc', 'nearest', 'sqrt'];
+  const bin = ['add', 'sub', 'mul', 'div', 'min', 'max'];
+  let fns = '';
+  for (const o of un) {
+    fns += `(func (export "f32.${o}") (param i32) (result i32) local.get 0 f32.reinterpret_i32 f32.${o} i32.reinterpret_f32)\n`;
+    fns += `(func (export "f64.${o}") (param i64) (result i64) local.get 0 f64.reinterpret_i64 f64.${o} i64.reinterpret_f64)\n`;
+  }
+  for (const o of bin) {
+    fns += `(func (export "f32.${o}") (param i32) (result i32) local.get 0 f32.reinterpret_i32 f32.const 1 f32.${o} i32.reinterpret_f32)\n`;
+    fns += `(func (export "f64.${o}") (param i64) (result i64) f64.const -2 local.get 0 f64.reinterpret_i64 f64.${o} i64.reinterpret_f64)\n`;
+  }
+  fns += '(func (export "demote") (param i64) (result i32) local.get 0 f64.reinterpret_i64 f32.demote_f64 i32.reinterpret_f32)\n';
+  fns += '(func (export "promote") (param i32) (result i64) local.get 0 f32.reinterpret_i32 f64.promote_f32 i64.reinterpret_f64)\n';
+  it('for signalling and quiet NaN operands', async () => {
+    const m = await load(`(module ${fns})`);
+    const bad: string[] = [];
+    const q32 = (r: number): boolean => (r & 0x7fc00000) === 0x7fc00000;
+    const q64 = (r: bigint): boolean => (r & 0x7ff8000000000000n) === 0x7ff8000000000000n;
+    for (const o of [...un, ...bin]) {
+      for (const b of [0x7f800001, 0xffa00000, 0x7fc00000]) {
+        const r = m.call(`f32.${o}`, [i32(b)])[0]!.bits32;
+        if (!q32(r)) bad.push(`f32.${o}(0x${b.toString(16)}) = 0x${r.toString(16)}`);
+      }
+      for (const b of [0x7ff0000000000001n, 0xfff4000000000000n, 0x7ff8000000000000n]) {
+        const r = m.call(`f64.${o}`, [i64(b)])[0]!.bits64;
+        if (!q64(r)) bad.push(`f64.${o}(0x${b.toString(16)}) = 0x${r.toString(16)}`);
+      }
+    }
+    if (!q32(m.call('demote', [i64(0x7ff0000000000001n)])[0]!.bits32)) bad.push('demote');
+    if (!q64(m.call('promote', [i32(0x7f800001)])[0]!.bits64)) bad.push('promote');
+    expect(bad).toEqual([]);
+  });
+});
+
+describe('i64 -> float conversions at rounding boundaries', () => {
+  it('halfway cases and their neighbours, signed and unsigned', async () => {
+    const src = `(module
+      (func (export "f32s") (param i64) (result f32) local.get 0 f32.convert_i64_s)
+      (func (export "f32u") (param i64) (result f32) local.get 0 f32.convert_i64_u)
+      (func (export "f64s") (param i64) (result f64) local.get 0 f64.convert_i64_s)
+      (func (export "f64u") (param i64) (result f64) local.get 0 f64.convert_i64_u))`;
+    const p = await pair(src);
+    const xs: bigint[] = [];
+    for (let k = 24; k < 64; k++) {
+      for (const mant of [24, 53]) {
+        if (k < mant) continue;
+        const base = 1n << BigInt(k);
+        const half = 1n << BigInt(k - mant); // half an ulp at this magnitude
+        for (const m of [base, base + half, base + 3n * half, base + 2n * half, (base << 1n) - half]) {
+          for (const d of [-1n, 0n, 1n]) xs.push(m + d, -(m + d));
+        }
+      }
+    }
+    const tuples = xs.map((x) => [i64(x)]);
+    for (const name of ['f32s', 'f32u', 'f64s', 'f64u']) p.checkAll(name, tuples);
+  });
+});
+
+describe('i64 division and multiplication around the fast-path boundaries (2^32, 2^53)', () => {
+  it('agrees with the native engine', async () => {
+    const p = await pair(`(module
+      ${['div_s', 'div_u', 'rem_s', 'rem_u', 'mul'].map((o) => `(func (export "${o}") (param i64 i64) (result i64) local.get 0 local.get 1 i64.${o})`).join('\n')})`);
+    const around = (x: bigint): bigint[] => [x - 2n, x - 1n, x, x + 1n, -x, -x - 1n, -x + 1n];
+    const xs = [...new Set([1n << 32n, 1n << 52n, 1n << 53n, (1n << 53n) + (1n << 32n), 1n << 62n, 1n << 63n, 3n, 0x1fffffn << 32n,
+      0x200000n << 32n, 0xffffffffn * 3n].flatMap(around))];
+    const rng = new Rng(4242);
+    const tuples: WasmValue[][] = [];
+    for (const a of xs) for (const b of xs) tuples.push([i64(a), i64(b)]);
+    for (let k = 0; k < 400; k++) tuples.push([i64(rng.pick(xs) * BigInt(rng.int(5) + 1)), i64(BigInt(rng.i32()) * BigInt(rng.int(3)))]);
+    for (const name of ['div_s', 'div_u', 'rem_s', 'rem_u', 'mul']) p.checkAll(name, tuples);
   });
 });

@@ -10,7 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { I32_EDGES, I64_EDGES, Pair, Rng, assemble, i32, i64 } from './helpers/engine-oracle.js';
-import { HELPERS, ProgramGenerator } from './helpers/engine-progen.js';
+import { HELPERS, ProgramGenerator, helpers, instrumentFuel } from './helpers/engine-progen.js';
+import { invokeSync, Trap } from '../src/interpreter/index.js';
 
 const FUNCS_PER_MODULE = 4;
 const MODULES = 90; // 360 random functions
@@ -91,5 +92,61 @@ describe('random programs against the native engine', () => {
       if (failures.length >= 5) break;
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe('fuel of random programs', () => {
+  // The native engine runs a copy instrumented to count wasmtime's fuel in a global (one per
+  // operator that costs 1, one per invocation); ours must charge exactly that much.
+  it('the instrumentation counts as the model says', () => {
+    const counted = instrumentFuel('local.get 0 i32.const 1 i32.add drop block (result i32) nop i32.const 2 end select (result i32)');
+    // invocation + local.get + i32.const + i32.add + i32.const + select
+    expect(counted.split('global.set $fuelc').length - 1).toBe(6);
+    expect(counted.replace(/global.get \$fuelc i64.const 1 i64.add global.set \$fuelc /g, ''))
+      .toBe('local.get 0 i32.const 1 i32.add drop block (result i32) nop i32.const 2 end select (result i32)');
+  });
+
+  it('120 random functions consume exactly the fuel the model counts', async () => {
+    const failures: string[] = [];
+    let compared = 0;
+    for (let m = 0; m < 30 && failures.length < 5; m++) {
+      const seed = 7000 + m;
+      const fnsPlain: string[] = [];
+      const fnsCounted: string[] = [];
+      for (const [list, count] of [[fnsPlain, false], [fnsCounted, true]] as const) {
+        const gen = new ProgramGenerator(new Rng(seed));
+        for (let k = 0; k < FUNCS_PER_MODULE; k++) list.push(gen.func(`f${k}`, 8, count));
+      }
+      const p = new Pair(await assemble(`(module ${HELPERS}\n${fnsPlain.join('\n')})`));
+      const native = new WebAssembly.Instance(new WebAssembly.Module(await assemble(`(module ${helpers(true)}\n${fnsCounted.join('\n')})`)));
+      const fuelc = native.exports.fuelc as WebAssembly.Global;
+      const rng = new Rng(seed);
+      for (let f = 0; f < FUNCS_PER_MODULE; f++) {
+        for (let k = 0; k < 4; k++) {
+          const args = [i32(rng.pick(I32_EDGES)), i32(rng.int(10)), i64(rng.pick(I64_EDGES)), i64(BigInt(rng.int(10)))];
+          p.store.fuel = 1e12;
+          let trapped = false;
+          try {
+            invokeSync(p.store, p.func(`f${f}`), args);
+          } catch (e) {
+            if (!(e instanceof Trap)) throw e;
+            trapped = true;
+          }
+          const ours = 1e12 - p.store.fuel;
+          fuelc.value = 0n;
+          try {
+            (native.exports[`f${f}`] as (...a: unknown[]) => unknown)(...args.map((v) => (v.type === 0x7f ? v.asI32 : v.asI64)));
+          } catch {
+            trapped = true;
+          }
+          if (trapped) continue; // fuel charged before a trap is not specified exactly
+          compared++;
+          const expected = Number(fuelc.value as bigint);
+          if (ours !== expected) failures.push(`seed ${seed} f${f}(${args.map(String).join(', ')}): charged ${ours}, model ${expected}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(compared).toBeGreaterThan(300);
   });
 });

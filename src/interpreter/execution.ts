@@ -12,7 +12,7 @@ import { Trap, TrapKind } from './errors.js';
 import type { Instance } from './instance.js';
 import { runLoop } from './interpreter.js';
 import { returnStack, takeStack } from './stack-pool.js';
-import type { FuncInst, Store } from './store.js';
+import { type FuncInst, NULL_REF, type Store } from './store.js';
 import { EXTERNREF, FUNCREF, type ValType } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 
@@ -189,7 +189,7 @@ export class Execution {
 
   private readValue(word: number, type: ValType): WasmValue {
     if (type === FUNCREF || type === EXTERNREF) return this.store.idToRef(type, this.s32[word]!);
-    return WasmValue.fromHalves(type, this.s32[word]!, this.s32[word + 1]!);
+    return WasmValue.fromSlot(type, this.s32[word]!, this.s32[word + 1]!);
   }
 
   private writeValue(word: number, v: WasmValue): void {
@@ -226,8 +226,8 @@ export class Execution {
 
 /** Prepares an execution of `func` with `args`; nothing runs until resume(). */
 export function invoke(store: Store, func: FuncRef, args: readonly WasmValue[]): Execution {
-  const f = store.funcs[func.id];
-  if (f === undefined || !(func instanceof FuncRef)) throw new TypeError('not a function of this store');
+  const f = func instanceof FuncRef && func.id !== NULL_REF ? store.funcs[func.id] : undefined;
+  if (f === undefined) throw new TypeError('not a function of this store');
   return new Execution(store, f, args);
 }
 

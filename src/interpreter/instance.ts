@@ -166,7 +166,7 @@ function checkImport(store: Store, module: CompiledModule, imp: Import, value: E
   switch (d.kind) {
     case 'func': {
       if (!(value instanceof FuncRef)) return mismatch('expected a function');
-      const actual = store.funcs[value.id];
+      const actual = value.id === NULL_REF ? undefined : store.funcs[value.id];
       if (actual === undefined) return mismatch('function from another store');
       if (!sameFuncType(actual.type, module.ir.types[d.typeIndex]!)) return mismatch('function types differ');
       return;

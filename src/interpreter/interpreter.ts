@@ -135,7 +135,7 @@ export function runLoop(ex: Execution): Status {
             const i = s32[base + code[pc + 4]!]! >>> 0;
             if (i >= table.size) throw new Trap(TrapKind.TableOutOfBounds);
             fid = table.elements[i]!;
-            if (fid < 0) throw new Trap(TrapKind.UninitializedElement);
+            if (fid === 0) throw new Trap(TrapKind.UninitializedElement); // NULL_REF
             if (store.funcs[fid]!.sig !== inst.sigIds[code[pc + 1]!]) throw new Trap(TrapKind.IndirectCallTypeMismatch);
             callBase = base + code[pc + 3]!;
             returnPc = pc + 6;
@@ -242,11 +242,11 @@ export function runLoop(ex: Execution): Status {
           continue;
         }
         case 0x13: /* RefNull */
-          s32[base + code[pc + 1]!] = -1;
+          s32[base + code[pc + 1]!] = 0; // NULL_REF
           pc += 2;
           continue;
         case 0x14: /* RefIsNull */
-          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === -1 ? 1 : 0;
+          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!] === 0 ? 1 : 0; // NULL_REF
           pc += 3;
           continue;
         case 0x15: /* RefFunc */

@@ -3,7 +3,8 @@
  * table and global that instances create, and those objects themselves.
  *
  * Inside the engine a reference is a number: a funcref is an index into `store.funcs`, an
- * externref an index into `store.externs`, and null is -1. They convert to API values
+ * externref an index into `store.externs`, and null is 0 — index 0 of both is a placeholder,
+ * so that zeroed memory (fresh locals, tables, globals) reads as null. They convert to API values
  * (`FuncRef`, the host's own object) only when they cross the embedding boundary.
  */
 import { LinkError } from './errors.js';
@@ -11,7 +12,7 @@ import { EXTERNREF, FUNCREF, type FuncType, type GlobalType, type MemoryType, ty
 import { FuncRef, WasmValue } from './values.js';
 import type { Instance } from './instance.js';
 
-export const NULL_REF = -1;
+export const NULL_REF = 0;
 
 /** A string equal for structurally equal function types. */
 export function signatureKey(type: FuncType): string {
@@ -19,6 +20,9 @@ export function signatureKey(type: FuncType): string {
 }
 export const PAGE_SIZE = 65536;
 const MAX_PAGES = 65536;
+
+/** The type of the placeholder at index 0 of `store.funcs`, which no reference names. */
+const NULL_FUNC_PLACEHOLDER: FuncType = { params: [], results: [] };
 
 export class Engine {
   epoch = 0;
@@ -55,8 +59,9 @@ export interface StoreOptions {
 }
 
 export class Store {
-  readonly funcs: FuncInst[] = [];
-  readonly externs: unknown[] = [];
+  /** Index 0 is a placeholder: reference 0 is null. */
+  readonly funcs: FuncInst[] = [new FuncInst(NULL_FUNC_PLACEHOLDER, -1, null, -1, null)];
+  readonly externs: unknown[] = [undefined];
   private readonly externIds = new Map<unknown, number>();
   private readonly sigIds = new Map<string, number>();
   readonly instances: Instance[] = [];
@@ -112,11 +117,11 @@ export class Store {
     return g;
   }
 
-  /** The engine number of a reference value (-1 for null). */
+  /** The engine number of a reference value (NULL_REF for null). */
   refToId(v: WasmValue): number {
     if (v.ref === null) return NULL_REF;
     if (v.type === FUNCREF) {
-      if (!(v.ref instanceof FuncRef) || this.funcs[v.ref.id] === undefined) throw new TypeError('funcref from another store');
+      if (!(v.ref instanceof FuncRef) || v.ref.id === NULL_REF || this.funcs[v.ref.id] === undefined) throw new TypeError('funcref from another store');
       return v.ref.id;
     }
     let id = this.externIds.get(v.ref);
@@ -263,7 +268,7 @@ export class GlobalInst {
   get value(): WasmValue {
     const t = this.type.valType;
     if (t === FUNCREF || t === EXTERNREF) return this.store.idToRef(t, this.lo);
-    return WasmValue.fromHalves(t, this.lo, this.hi);
+    return WasmValue.fromSlot(t, this.lo, this.hi);
   }
 
   set value(v: WasmValue) {

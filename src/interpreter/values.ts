@@ -64,6 +64,13 @@ export class WasmValue {
   static fromHalves(type: ValType, lo: number, hi: number): WasmValue {
     return new WasmValue(type, lo | 0, hi | 0);
   }
+  /**
+   * A numeric value as a 64-bit slot holds it: the high half of a slot that holds an i32 or
+   * f32 is whatever was there before, so it is dropped here.
+   */
+  static fromSlot(type: ValType, lo: number, hi: number): WasmValue {
+    return new WasmValue(type, lo | 0, type === I64 || type === F64 ? hi | 0 : 0);
+  }
   /** The zero value of a type (null for references). */
   static zero(type: ValType): WasmValue {
     return new WasmValue(type, 0, 0, null);

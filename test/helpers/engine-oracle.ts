@@ -30,7 +30,7 @@ const FEATURES = {
 };
 
 /** Assembles a .wat text into a binary module. */
-export async function assemble(src: string): Promise<Uint8Array> {
+export async function assemble(src: string): Promise<Uint8Array<ArrayBuffer>> {
   wabtPromise ??= wabt();
   const w = await wabtPromise;
   const mod = w.parseWat('t.wat', src, FEATURES);
@@ -178,7 +178,7 @@ export class Pair {
   readonly instance: Instance;
   readonly native: WebAssembly.Instance;
 
-  constructor(readonly bytes: Uint8Array, options: PairOptions = {}) {
+  constructor(readonly bytes: Uint8Array<ArrayBuffer>, options: PairOptions = {}) {
     this.store = new Store(this.engine, options.store);
     const imports = options.ours?.(this.store) ?? {};
     const module = compileModule(bytes);

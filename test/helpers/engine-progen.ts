@@ -14,9 +14,11 @@
 import { Rng } from './engine-oracle.js';
 
 type T = 'i32' | 'i64';
+type F = 'f32' | 'f64';
 
 const I32_LOCALS = [0, 1, 4, 5, 6];
 const I64_LOCALS = [2, 3, 7, 8, 9];
+const FLOAT_LOCALS: Record<F, number[]> = { f64: [13, 14], f32: [15, 16] };
 /** Loop counters (one per loop nesting depth), never touched by anything else. */
 const COUNTERS = [10, 11, 12];
 
@@ -30,23 +32,63 @@ const UN: Record<T, string[]> = {
 };
 const CMP = ['eq', 'ne', 'lt_s', 'lt_u', 'gt_s', 'gt_u', 'le_s', 'le_u', 'ge_s', 'ge_u'];
 
-export const HELPERS = `
+/** Helper functions the generated code calls, as [header, flat body]. */
+const HELPER_FUNCS: ReadonlyArray<[string, string]> = [
+  ['(func $h_swap (param i32 i64) (result i64 i32)', 'local.get 1 local.get 0'],
+  ['(func $h_mix (param i32 i64 i32) (result i32)', 'local.get 0 local.get 2 i32.xor local.get 1 i32.wrap_i64 i32.add'],
+  ['(func $h_three (param i64) (result i32 i64 i32)',
+    'local.get 0 i32.wrap_i64 local.get 0 i64.const 7 i64.mul local.get 0 i64.const 32 i64.shr_u i32.wrap_i64'],
+  ['(func $h_side (param i32) (result i32)', 'global.get $g32 local.get 0 i32.add global.set $g32 global.get $g32'],
+];
+
+/**
+ * Globals, memory and helpers for a module of generated functions, plus an exported `state`
+ * (globals and a hash of memory). With `countFuel`, every function body is instrumented (see
+ * instrumentFuel) and the module has an exported mutable i64 global `fuelc`.
+ */
+export function helpers(countFuel = false): string {
+  const fns = HELPER_FUNCS.map(([head, body]) => `${head} ${countFuel ? instrumentFuel(body) : body})`);
+  return `
   (global $g32 (mut i32) (i32.const 17))
   (global $g64 (mut i64) (i64.const -99))
+  ${countFuel ? '(global $fuelc (export "fuelc") (mut i64) (i64.const 0))' : ''}
   (memory 1)
-  (func $h_swap (param i32 i64) (result i64 i32) local.get 1 local.get 0)
-  (func $h_mix (param i32 i64 i32) (result i32)
-    local.get 0 local.get 2 i32.xor local.get 1 i32.wrap_i64 i32.add)
-  (func $h_three (param i64) (result i32 i64 i32)
-    local.get 0 i32.wrap_i64 local.get 0 i64.const 7 i64.mul local.get 0 i64.const 32 i64.shr_u i32.wrap_i64)
-  (func $h_side (param i32) (result i32)
-    global.get $g32 local.get 0 i32.add global.set $g32 global.get $g32)
+  ${fns.join('\n  ')}
   (func (export "state") (result i32 i64 i64) (local $i i32) (local $acc i64)
     (block $d (loop $l
       local.get $i i32.const 128 i32.ge_u br_if $d
       local.get $acc i64.const 1099511628211 i64.mul local.get $i i64.load i64.xor local.set $acc
       local.get $i i32.const 8 i32.add local.set $i br $l))
     global.get $g32 global.get $g64 local.get $acc)`;
+}
+
+export const HELPERS = helpers(false);
+
+/** Operators that cost no fuel in wasmtime's model. */
+const FREE = new Set(['nop', 'drop', 'block', 'loop', 'unreachable', 'return', 'else', 'end']);
+const COUNT = 'global.get $fuelc i64.const 1 i64.add global.set $fuelc';
+
+/**
+ * Instruments a flat function body so that it counts, in the global $fuelc, the fuel it spends
+ * under wasmtime's model: one before every operator that costs 1, and one at the start for the
+ * invocation. The counting code has no net stack effect, so the function computes the same.
+ */
+export function instrumentFuel(body: string): string {
+  // Tokens: parenthesised groups ("(result i32)") stay whole.
+  const tokens: string[] = [];
+  const re = /\([^()]*\)|[^\s()]+/g;
+  for (let m = re.exec(body); m !== null; m = re.exec(body)) tokens.push(m[0]);
+  const out: string[] = [COUNT];
+  let previous = '';
+  for (const t of tokens) {
+    // An operator name, unless it is a constant's immediate (inf, nan).
+    const isOperator = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)?$/.test(t) && !previous.endsWith('.const');
+    if (isOperator && !FREE.has(t)) out.push(COUNT);
+    out.push(t);
+    previous = t;
+  }
+  return out.join(' ');
+}
 
 export class ProgramGenerator {
   private out: string[] = [];
@@ -58,7 +100,7 @@ export class ProgramGenerator {
   constructor(private readonly rng: Rng) {}
 
   /** A function `(func (export name) (param i32 i32 i64 i64) (result i32 i64) ...)`. */
-  func(name: string, size: number): string {
+  func(name: string, size: number, countFuel = false): string {
     this.out = [];
     this.loopDepth = 0;
     this.labels = [];
@@ -69,9 +111,14 @@ export class ProgramGenerator {
     for (const l of I32_LOCALS) this.emit(`local.get ${l} i32.xor`);
     this.expr('i64', 3);
     for (const l of I64_LOCALS) this.emit(`local.get ${l} i64.add`);
+    // Floats only ever reach the results through saturating truncation and comparisons, so
+    // NaN payloads (which may differ between engines) never show.
+    for (const l of FLOAT_LOCALS.f64) this.emit(`local.get ${l} i64.trunc_sat_f64_s i64.add`);
+    for (const l of FLOAT_LOCALS.f32) this.emit(`local.get ${l} i64.trunc_sat_f32_u i64.add`);
+    const body = this.out.join('\n      ');
     return `(func (export "${name}") (param i32 i32 i64 i64) (result i32 i64)
-      (local i32 i32 i32 i64 i64 i64 i32 i32 i32)
-      ${this.out.join('\n      ')})`;
+      (local i32 i32 i32 i64 i64 i64 i32 i32 i32 f64 f64 f32 f32)
+      ${countFuel ? instrumentFuel(body) : body})`;
   }
 
   private emit(s: string): void {
@@ -92,6 +139,77 @@ export class ProgramGenerator {
     return `i64.const ${r.pick([0n, 1n, 2n, -1n, 63n, 64n, 65n, 0x7fffffffffffffffn, -0x8000000000000000n, 0xffffffffn, r.i64(), BigInt(r.int(100))])}`;
   }
 
+  private floatConstant(t: F): string {
+    const r = this.rng;
+    const common = ['0', '-0', '1', '-1', '0.5', '-2.25', '3', 'inf', '-inf', 'nan', '-nan', '1e30', '-7e-30', String(r.i32() / 7)];
+    const wide = t === 'f64' ? ['1e300', '5e-324', '9007199254740993', '-2147483648.5'] : ['3.4e38', '1e-45', '16777217', '4294967040'];
+    return `${t}.const ${r.pick([...common, ...wide])}`;
+  }
+
+  /** Emits code that pushes exactly one value of float type t. */
+  private fexpr(t: F, depth: number): void {
+    const r = this.rng;
+    const locals = FLOAT_LOCALS[t];
+    if (depth <= 0) {
+      this.emit(r.chance(0.6) ? `local.get ${r.pick(locals)}` : this.floatConstant(t));
+      return;
+    }
+    const d = depth - 1;
+    const o: F = t === 'f32' ? 'f64' : 'f32';
+    switch (r.int(12)) {
+      case 0: case 1:
+        this.emit(`local.get ${r.pick(locals)}`);
+        return;
+      case 2:
+        this.emit(this.floatConstant(t));
+        return;
+      case 3: case 4:
+        this.fexpr(t, d);
+        this.fexpr(t, d);
+        this.emit(`${t}.${r.pick(['add', 'sub', 'mul', 'div', 'min', 'max', 'copysign'])}`);
+        return;
+      case 5:
+        this.fexpr(t, d);
+        this.emit(`${t}.${r.pick(['abs', 'neg', 'sqrt', 'ceil', 'floor', 'trunc', 'nearest'])}`);
+        return;
+      case 6: {
+        const it = r.pick<T>(['i32', 'i64']);
+        this.expr(it, d);
+        const same = t === 'f32' ? 'i32' : 'i64';
+        if (it === same && r.chance(0.2)) this.emit(`${t}.reinterpret_${it}`);
+        else this.emit(`${t}.convert_${it}_${r.pick(['s', 'u'])}`);
+        return;
+      }
+      case 7:
+        this.fexpr(o, d);
+        this.emit(t === 'f64' ? 'f64.promote_f32' : 'f32.demote_f64');
+        return;
+      case 8:
+        this.fexpr(t, d);
+        this.emit(`local.tee ${r.pick(locals)}`);
+        return;
+      case 9:
+        this.fexpr(t, d);
+        this.fexpr(t, d);
+        this.cond(d);
+        this.emit(r.chance(0.5) ? 'select' : `select (result ${t})`);
+        return;
+      case 10:
+        this.cond(d);
+        this.emit(`if (result ${t})`);
+        this.labels.push(null);
+        this.fexpr(t, d);
+        this.emit('else');
+        this.stmt(d);
+        this.fexpr(t, d);
+        this.labels.pop();
+        this.emit('end');
+        return;
+      default:
+        this.emit(`i32.const ${8 * r.int(15)} ${t}.load offset=${r.int(8)}`);
+    }
+  }
+
   /** Emits code that pushes exactly one value of type t. */
   private expr(t: T, depth: number): void {
     const r = this.rng;
@@ -101,7 +219,7 @@ export class ProgramGenerator {
       return;
     }
     const d = depth - 1;
-    switch (r.int(20)) {
+    switch (r.int(23)) {
       case 0: case 1: case 2:
         this.emit(`local.get ${this.local(t)}`);
         return;
@@ -118,7 +236,17 @@ export class ProgramGenerator {
         return;
       }
       case 7: { // unary or conversion
-        if (t === 'i32' && r.chance(0.4)) {
+        if (r.chance(0.3)) { // from a float: saturating truncation, or a comparison
+          const f = r.pick<F>(['f32', 'f64']);
+          this.fexpr(f, d);
+          if (r.chance(0.7)) {
+            this.emit(`${t}.trunc_sat_${f}_${r.pick(['s', 'u'])}`);
+          } else {
+            this.fexpr(f, d);
+            this.emit(`${f}.${r.pick(['eq', 'ne', 'lt', 'gt', 'le', 'ge'])}`);
+            if (t === 'i64') this.emit('i64.extend_i32_u');
+          }
+        } else if (t === 'i32' && r.chance(0.4)) {
           this.expr('i64', d);
           this.emit(r.pick(['i32.wrap_i64', 'i64.eqz', 'i64.clz i32.wrap_i64']));
         } else if (t === 'i64' && r.chance(0.4)) {
@@ -148,7 +276,7 @@ export class ProgramGenerator {
       case 11: { // select
         this.expr(t, d);
         this.expr(t, d);
-        this.expr('i32', d);
+        this.cond(d);
         this.emit(r.chance(0.5) ? 'select' : `select (result ${t})`);
         return;
       }
@@ -158,7 +286,7 @@ export class ProgramGenerator {
         this.stmt(d);
         if (r.chance(0.5)) {
           this.expr(t, d);
-          this.expr('i32', d);
+          this.cond(d);
           this.emit('br_if 0');
           this.emit('drop');
         }
@@ -170,7 +298,7 @@ export class ProgramGenerator {
       }
       case 13: { // if/else with a result, or with a parameter
         if (r.chance(0.5)) {
-          this.expr('i32', d);
+          this.cond(d);
           this.emit(`if (result ${t})`);
           this.labels.push([t]);
           this.stmt(d);
@@ -181,7 +309,7 @@ export class ProgramGenerator {
           this.emit('end');
         } else {
           this.expr(t, d);
-          this.expr('i32', d);
+          this.cond(d);
           this.emit(`if (param ${t}) (result ${t})`);
           this.labels.push([t]);
           this.expr(t, d);
@@ -203,7 +331,7 @@ export class ProgramGenerator {
         this.expr(order ? t : u, d);
         this.expr(order ? u : t, d);
         if (r.chance(0.5)) {
-          this.expr('i32', d);
+          this.cond(d);
           this.emit('br_if 0');
           this.emit(`${order ? u : t}.const 3 ${order ? u : t}.add`);
         }
@@ -296,6 +424,78 @@ export class ProgramGenerator {
         }
         return;
       }
+      case 20: { // an unconditional br carrying a value out through an if with a parameter
+        this.emit(`block (result ${t})`);
+        this.labels.push([t]);
+        this.expr(t, d);
+        this.cond(d);
+        this.emit(`if (param ${t}) (result ${t})`);
+        this.labels.push([t]);
+        this.emit('br 1');
+        this.emit('else');
+        this.expr(t, d);
+        this.emit(`${t}.${r.pick(['add', 'xor', 'sub'])}`);
+        this.labels.pop();
+        this.emit('end');
+        this.expr(t, d);
+        this.emit(`${t}.${r.pick(['add', 'xor', 'mul'])}`);
+        this.labels.pop();
+        this.emit('end');
+        return;
+      }
+      case 21: { // a block with two parameters and two results (swapped), maybe left by br_if
+        this.expr('i32', d);
+        this.expr('i64', d);
+        this.emit('block (param i32 i64) (result i64 i32)');
+        this.labels.push(['i64', 'i32']);
+        if (r.chance(0.5)) {
+          this.emit('call $h_swap');
+          this.stmt(d);
+        } else {
+          const a = this.local('i32');
+          const b = this.local('i64');
+          this.emit(`local.set ${b} local.set ${a} local.get ${b} local.get ${a}`);
+          this.cond(d);
+          this.emit('br_if 0');
+          this.emit('i32.const 1 i32.add');
+        }
+        this.labels.pop();
+        this.emit('end');
+        if (t === 'i32') {
+          const tmp = this.local('i32');
+          this.emit(`local.set ${tmp} local.set ${this.local('i64')} local.get ${tmp}`);
+        } else {
+          this.emit('drop');
+        }
+        return;
+      }
+      case 22: { // a loop with two parameters, counting down
+        if (this.loopDepth >= COUNTERS.length) {
+          this.emit(this.constant(t));
+          return;
+        }
+        const c = COUNTERS[this.loopDepth]!;
+        this.expr('i64', d);
+        this.expr('i32', d);
+        this.emit(`i32.const ${1 + r.int(4)} local.set ${c}`);
+        this.emit('loop (param i64 i32) (result i64 i32)');
+        this.loopDepth++;
+        this.labels.push(null);
+        this.emit('i32.const 3 i32.mul');
+        this.emit(`local.set ${I32_LOCALS[4]} i64.const 5 i64.add local.get ${I32_LOCALS[4]}`);
+        this.emit(`local.get ${c} i32.const 1 i32.sub local.tee ${c}`);
+        this.emit('br_if 0');
+        this.labels.pop();
+        this.loopDepth--;
+        this.emit('end');
+        if (t === 'i32') {
+          const tmp = this.local('i32');
+          this.emit(`local.set ${tmp} drop local.get ${tmp}`);
+        } else {
+          this.emit('drop');
+        }
+        return;
+      }
       default: { // a statement inside an expression, via a block
         this.emit(`block (result ${t})`);
         this.labels.push([t]);
@@ -307,12 +507,41 @@ export class ProgramGenerator {
     }
   }
 
+  /**
+   * Emits a condition: often an i32 comparison of simple operands (which the translator fuses
+   * with the branch that uses it), otherwise any i32 expression.
+   */
+  private cond(depth: number): void {
+    const r = this.rng;
+    if (r.chance(0.5)) {
+      this.expr('i32', depth);
+      return;
+    }
+    const operand = (): void => {
+      if (r.chance(0.6)) this.emit(`local.get ${this.local('i32')}`);
+      else this.emit(this.constant('i32'));
+    };
+    operand();
+    if (r.chance(0.15)) {
+      this.emit('i32.eqz');
+      return;
+    }
+    operand();
+    this.emit(`i32.${r.pick(CMP)}`);
+  }
+
   /** Emits code with no net stack effect. */
   private stmt(depth: number): void {
     const r = this.rng;
     const d = Math.max(depth - 1, 0);
     switch (r.int(depth <= 0 ? 4 : 11)) {
       case 0: case 1: {
+        if (r.chance(0.25)) {
+          const f = r.pick<F>(['f32', 'f64']);
+          this.fexpr(f, d);
+          this.emit(`local.set ${r.pick(FLOAT_LOCALS[f])}`);
+          return;
+        }
         const t = r.pick<T>(['i32', 'i64']);
         this.expr(t, d);
         this.emit(`local.set ${this.local(t)}`);
@@ -332,7 +561,7 @@ export class ProgramGenerator {
         return;
       }
       case 4: case 5: {
-        this.expr('i32', d);
+        this.cond(d);
         this.emit('if');
         this.labels.push([]);
         this.stmt(d);
@@ -364,7 +593,7 @@ export class ProgramGenerator {
         this.emit('block');
         this.labels.push([]);
         this.stmt(d);
-        this.expr('i32', d);
+        this.cond(d);
         if (r.chance(0.5)) this.emit('br_if 0');
         else this.emit('if br 1 end');
         this.stmt(d);
@@ -373,7 +602,7 @@ export class ProgramGenerator {
         return;
       }
       case 8: { // early return
-        this.expr('i32', d);
+        this.cond(d);
         this.emit('if');
         this.labels.push([]);
         this.expr('i32', d);
@@ -389,7 +618,7 @@ export class ProgramGenerator {
         const types = k === this.labels.length ? ['i32', 'i64'] as T[] : this.labels[this.labels.length - 1 - k]!;
         if (types === null) return this.stmt(0);
         for (const t of types) this.expr(t, d);
-        this.expr('i32', d);
+        this.cond(d);
         this.emit(`br_if ${k}`);
         for (let i = 0; i < types.length; i++) this.emit('drop');
         return;
