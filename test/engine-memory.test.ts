@@ -559,7 +559,7 @@ describe('instantiation', () => {
       caught = e;
     }
     expect(caught).toBeInstanceOf(T);
-    expect((caught as Trap).kind).toBe(TrapKind.MemoryOutOfBounds);
+    expect((caught as InstanceType<typeof T>).kind).toBe(TrapKind.MemoryOutOfBounds);
     expect(Array.from(mem.read(10, 3))).toEqual([97, 98, 99]);
     expect(Array.from(mem.read(65534, 2))).toEqual([0, 0]);
   });

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   GuestMemoryError,
@@ -11,18 +10,8 @@ import {
   Value,
 } from '../src/index.js';
 import { splitmix64Reference } from '../src/host/splitmix64.js';
+import { failure, fixture } from './helpers/sandbox.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/${name}.wat`, import.meta.url), 'utf8');
-
-async function failure(p: Promise<unknown>): Promise<SandboxError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(SandboxError);
-    return e as SandboxError;
-  }
-  throw new Error('expected the run to fail');
-}
 
 describe('splitmix64', () => {
   it('matches the reference algorithm', () => {

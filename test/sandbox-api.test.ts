@@ -2,7 +2,6 @@
  * The public surface: Value, Limits, SandboxError, RunOutput, compile, Instance, and the
  * promise that nothing but a SandboxError ever escapes.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as root from '../src/index.js';
 import {
@@ -18,18 +17,8 @@ import {
   Value,
   formatFloatDebug,
 } from '../src/index.js';
+import { failure, fixture } from './helpers/sandbox.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/${name}.wat`, import.meta.url), 'utf8');
-
-async function failure(p: Promise<unknown>): Promise<SandboxError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(SandboxError);
-    return e as SandboxError;
-  }
-  throw new Error('expected the run to fail');
-}
 
 describe('the package root', () => {
   it('exports the public names', () => {

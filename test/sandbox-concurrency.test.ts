@@ -2,11 +2,9 @@
  * Isolation between runs, runs in flight at once, and the embedding application's event loop
  * while a guest spins.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Sandbox, SandboxError, Value } from '../src/index.js';
-
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/${name}.wat`, import.meta.url), 'utf8');
+import { fixture } from './helpers/sandbox.js';
 
 async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T; at: number } | { ok: false; error: SandboxError; at: number }> {
   try {

@@ -2,23 +2,12 @@
  * The attack table: every fixture stopped by the right fence, with the right error and exit
  * code — plus the fuel cost model's determinism, the deadline and the memory cap.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HostAbi, Limits, Sandbox, SandboxError, Value, type SandboxErrorKind } from '../src/index.js';
-
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/${name}.wat`, import.meta.url), 'utf8');
+import { HostAbi, Limits, Sandbox, Value, type SandboxErrorKind } from '../src/index.js';
+import { failure, fixture } from './helpers/sandbox.js';
 
 const MiB = 1024 * 1024;
 
-async function failure(p: Promise<unknown>): Promise<SandboxError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(SandboxError);
-    return e as SandboxError;
-  }
-  throw new Error('expected the run to fail');
-}
 
 describe('the attack table', () => {
   const rows: Array<{

@@ -7,7 +7,7 @@ import type { CompiledModule } from './module.js';
 import {
   type ExternVal, FuncInst, GlobalInst, MemoryInst, NULL_REF, type Store, TableInst,
 } from './store.js';
-import type { ConstExpr, FuncType, Import, Limits } from './types.js';
+import { type ConstExpr, type Import, type Limits, sameFuncType } from './types.js';
 import { FuncRef } from './values.js';
 
 export class Instance {
@@ -190,9 +190,4 @@ function limitsMatch(size: number, max: number | null, wanted: Limits): boolean 
   if (size < wanted.min) return false;
   if (wanted.max === null) return true;
   return max !== null && max <= wanted.max;
-}
-
-function sameFuncType(a: FuncType, b: FuncType): boolean {
-  return a.params.length === b.params.length && a.results.length === b.results.length
-    && a.params.every((t, i) => t === b.params[i]) && a.results.every((t, i) => t === b.results[i]);
 }

@@ -39,6 +39,11 @@ export interface FuncType {
   readonly results: readonly ValType[];
 }
 
+export function sameFuncType(a: FuncType, b: FuncType): boolean {
+  return a.params.length === b.params.length && a.results.length === b.results.length
+    && a.params.every((t, i) => t === b.params[i]) && a.results.every((t, i) => t === b.results[i]);
+}
+
 /** Limits in pages (memories) or elements (tables); `max` is null when absent. */
 export interface Limits {
   readonly min: number;

@@ -10,7 +10,7 @@
  */
 import { DecodeError, LinkError, Trap, TrapKind, ValidationError } from '../interpreter/errors.js';
 import { Engine, Store, instantiate, invoke } from '../interpreter/index.js';
-import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type FuncType, type Import, type ModuleIR, type ValType } from '../interpreter/types.js';
+import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type FuncType, type Import, type ModuleIR, type ValType, sameFuncType, valTypeName } from '../interpreter/types.js';
 import { FuncRef, WasmValue } from '../interpreter/values.js';
 import { HostFunctionError, HostTrap, type HostAbi, type HostBinding } from '../host/abi.js';
 import { GuestMemory, GuestMemoryError, type EngineMemory } from '../host/memory.js';
@@ -61,7 +61,7 @@ export class Session {
         );
       }
       const wanted = ir.types[imp.desc.typeIndex]!;
-      if (!sameType(wanted, grant.type)) {
+      if (!sameFuncType(wanted, grant.type)) {
         throw SandboxError.invalidModule(
           `incompatible import type for \`${imp.module}::${imp.name}\`: expected func of type \`${signature(grant.type)}\`, found func of type \`${signature(wanted)}\``,
         );
@@ -217,26 +217,9 @@ export function functionType(ir: ModuleIR, index: number): FuncType {
   return ir.types[ir.functions[index - imported]!]!;
 }
 
-function sameType(a: FuncType, b: FuncType): boolean {
-  return a.params.length === b.params.length && a.results.length === b.results.length
-    && a.params.every((t, i) => t === b.params[i]) && a.results.every((t, i) => t === b.results[i]);
-}
-
-function typeName(t: ValType): string {
-  switch (t) {
-    case I32: return 'i32';
-    case I64: return 'i64';
-    case F32: return 'f32';
-    case F64: return 'f64';
-    case V128: return 'v128';
-    case FUNCREF: return 'funcref';
-    case EXTERNREF: return 'externref';
-    default: return `0x${t.toString(16)}`;
-  }
-}
 
 function signature(t: FuncType): string {
-  return `(${t.params.map(typeName).join(', ')}) -> (${t.results.map(typeName).join(', ')})`;
+  return `(${t.params.map(valTypeName).join(', ')}) -> (${t.results.map(valTypeName).join(', ')})`;
 }
 
 /** wasmtime's `ValType` Debug names. */
@@ -249,7 +232,7 @@ function debugType(t: ValType): string {
     case V128: return 'V128';
     case FUNCREF: return 'FuncRef';
     case EXTERNREF: return 'ExternRef';
-    default: return typeName(t);
+    default: return valTypeName(t);
   }
 }
 
