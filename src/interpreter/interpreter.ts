@@ -62,17 +62,27 @@ export function runLoop(ex: Execution): Status {
         // ---- control ------------------------------------------------------------------
         case 0x00: /* Unreachable */
           throw new Trap(TrapKind.Unreachable);
+        // A branch that lands on a loop header does the header's check itself, and skips
+        // the header when the check would let it pass (fuel above the checkpoint): one
+        // dispatch fewer per loop iteration. The same test appears in the fused branches.
         case 0x01: /* Jump */
           fuel -= code[pc + 2]!;
           pc = code[pc + 1]!;
+          if (code[pc] === 0x09 && fuel > checkpoint) pc++;
           continue;
         case 0x02: /* BranchIfNonZero */
           fuel -= code[pc + 3]!;
-          pc = s32[base + code[pc + 1]!] !== 0 ? code[pc + 2]! : pc + 4;
+          if (s32[base + code[pc + 1]!] !== 0) {
+            pc = code[pc + 2]!;
+            if (code[pc] === 0x09 && fuel > checkpoint) pc++;
+          } else pc += 4;
           continue;
         case 0x03: /* BranchIfZero */
           fuel -= code[pc + 3]!;
-          pc = s32[base + code[pc + 1]!] === 0 ? code[pc + 2]! : pc + 4;
+          if (s32[base + code[pc + 1]!] === 0) {
+            pc = code[pc + 2]!;
+            if (code[pc] === 0x09 && fuel > checkpoint) pc++;
+          } else pc += 4;
           continue;
         case 0x04: /* BranchTable */ {
           fuel -= code[pc + 2]!;
@@ -887,27 +897,27 @@ export function runLoop(ex: Execution): Status {
         case 0xd9: /* ge_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) >= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
 
         // ---- branches on an i32 comparison: op a b target fuel ----------------------------
-        case 0x100: /* eq */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] === s32[base + code[pc + 2]!] ? code[pc + 3]! : pc + 5; continue;
-        case 0x101: /* ne */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] !== s32[base + code[pc + 2]!] ? code[pc + 3]! : pc + 5; continue;
-        case 0x102: /* lt_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! < s32[base + code[pc + 2]!]! ? code[pc + 3]! : pc + 5; continue;
-        case 0x103: /* lt_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) < (s32[base + code[pc + 2]!]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
-        case 0x104: /* gt_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! > s32[base + code[pc + 2]!]! ? code[pc + 3]! : pc + 5; continue;
-        case 0x105: /* gt_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) > (s32[base + code[pc + 2]!]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
-        case 0x106: /* le_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! <= s32[base + code[pc + 2]!]! ? code[pc + 3]! : pc + 5; continue;
-        case 0x107: /* le_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) <= (s32[base + code[pc + 2]!]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
-        case 0x108: /* ge_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! >= s32[base + code[pc + 2]!]! ? code[pc + 3]! : pc + 5; continue;
-        case 0x109: /* ge_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) >= (s32[base + code[pc + 2]!]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        case 0x100: /* eq */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x101: /* ne */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x102: /* lt_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x103: /* lt_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x104: /* gt_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x105: /* gt_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x106: /* le_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x107: /* le_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x108: /* ge_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x109: /* ge_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
         // ---- the same against a constant: op a imm target fuel ----------------------------
-        case 0x10a: /* eq */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] === code[pc + 2] ? code[pc + 3]! : pc + 5; continue;
-        case 0x10b: /* ne */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!] !== code[pc + 2] ? code[pc + 3]! : pc + 5; continue;
-        case 0x10c: /* lt_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! < code[pc + 2]! ? code[pc + 3]! : pc + 5; continue;
-        case 0x10d: /* lt_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) < (code[pc + 2]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
-        case 0x10e: /* gt_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! > code[pc + 2]! ? code[pc + 3]! : pc + 5; continue;
-        case 0x10f: /* gt_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) > (code[pc + 2]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
-        case 0x110: /* le_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! <= code[pc + 2]! ? code[pc + 3]! : pc + 5; continue;
-        case 0x111: /* le_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) <= (code[pc + 2]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
-        case 0x112: /* ge_s */ fuel -= code[pc + 4]!; pc = s32[base + code[pc + 1]!]! >= code[pc + 2]! ? code[pc + 3]! : pc + 5; continue;
-        case 0x113: /* ge_u */ fuel -= code[pc + 4]!; pc = (s32[base + code[pc + 1]!]! >>> 0) >= (code[pc + 2]! >>> 0) ? code[pc + 3]! : pc + 5; continue;
+        case 0x10a: /* eq */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x10b: /* ne */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x10c: /* lt_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x10d: /* lt_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x10e: /* gt_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x10f: /* gt_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x110: /* le_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x111: /* le_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x112: /* ge_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x113: /* ge_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
         default:
           throw new Error(`internal error: bad opcode ${code[pc]} at ${pc}`);
       }
