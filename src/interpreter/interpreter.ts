@@ -47,7 +47,7 @@ export function runLoop(ex: Execution): Status {
   let constants = inst.module.functions.constants;
   let mem: MemoryInst | null = inst.memory;
   let view = mem !== null ? mem.view : EMPTY_VIEW;
-  let memLen = view.byteLength;
+  let memLen = mem !== null ? mem.size : 0;
   let fuel = store.fuel;
   const checkpoint = Math.max(0, fuel - Math.max(1, ex.sliceFuel));
 
@@ -180,7 +180,7 @@ export function runLoop(ex: Execution): Status {
             constants = inst.module.functions.constants;
             mem = inst.memory;
             view = mem !== null ? mem.view : EMPTY_VIEW;
-            memLen = view.byteLength;
+            memLen = mem !== null ? mem.size : 0;
             callIndex = callee.index;
             returnPc = -2; // frame already pushed
             break;
@@ -212,7 +212,7 @@ export function runLoop(ex: Execution): Status {
           // The callee may have grown the memory.
           if (mem !== null) {
             view = mem.view;
-            memLen = view.byteLength;
+            memLen = mem.size;
           }
           continue;
         }
@@ -247,7 +247,7 @@ export function runLoop(ex: Execution): Status {
         case 0x12: /* MemoryGrow */ {
           s32[base + code[pc + 1]!] = mem!.grow(s32[base + code[pc + 2]!]! >>> 0);
           view = mem!.view;
-          memLen = view.byteLength;
+          memLen = mem!.size;
           pc += 3;
           continue;
         }

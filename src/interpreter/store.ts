@@ -156,6 +156,8 @@ export class MemoryInst {
   buffer: ArrayBuffer;
   view: DataView;
   bytes: Uint8Array;
+  /** The size in bytes, as a plain field: the interpreter reads it after every return. */
+  size: number;
   readonly maxPages: number;
 
   constructor(readonly store: Store, readonly type: MemoryType) {
@@ -167,6 +169,7 @@ export class MemoryInst {
     this.buffer = new ArrayBuffer(pages * PAGE_SIZE);
     this.view = new DataView(this.buffer);
     this.bytes = new Uint8Array(this.buffer);
+    this.size = this.buffer.byteLength;
   }
 
   get byteLength(): number {
@@ -194,6 +197,7 @@ export class MemoryInst {
     this.buffer = buffer;
     this.view = new DataView(buffer);
     this.bytes = new Uint8Array(buffer);
+    this.size = buffer.byteLength;
     if (buffer.byteLength > this.store.peakMemoryBytes) this.store.peakMemoryBytes = buffer.byteLength;
     return old;
   }
