@@ -85,6 +85,12 @@ export interface ModuleContext {
   readonly declaredRefs: ReadonlySet<number>;
 }
 
+/** Block types without a type index, made once: blocks only read them. */
+const EMPTY_BLOCK_TYPE: [readonly ValType[], readonly ValType[]] = [[], []];
+const SINGLE_RESULT_BLOCK_TYPES = new Map<number, [readonly ValType[], readonly ValType[]]>(
+  [I32, I64, F32, F64, FUNCREF, EXTERNREF, V128].map((t) => [t, [[], [t]]]),
+);
+
 const MAX_MEMORY_ALIGN = [2, 3, 2, 3, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 2, 3, 2, 3, 0, 1, 0, 1, 2];
 
 export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
@@ -524,12 +530,12 @@ class FunctionTranslator {
     const b = r.bytes[r.pos];
     if (b === 0x40) {
       r.pos++;
-      return [[], []];
+      return EMPTY_BLOCK_TYPE;
     }
     if (b === I32 || b === I64 || b === F32 || b === F64 || b === FUNCREF || b === EXTERNREF || b === V128) {
       r.pos++;
       if (b === V128) this.invalid(SIMD_UNSUPPORTED);
-      return [[], [b]];
+      return SINGLE_RESULT_BLOCK_TYPES.get(b)!;
     }
     const index = r.s33();
     if (index < 0 || index >= this.ctx.ir.types.length) this.invalid(`unknown type ${index}`);
