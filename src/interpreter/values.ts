@@ -60,10 +60,6 @@ export class WasmValue {
   static externref(value: unknown): WasmValue {
     return new WasmValue(EXTERNREF, 0, 0, value ?? null);
   }
-  /** Raw construction from halves, for any numeric type. */
-  static fromHalves(type: ValType, lo: number, hi: number): WasmValue {
-    return new WasmValue(type, lo | 0, hi | 0);
-  }
   /**
    * A numeric value as a 64-bit slot holds it: the high half of a slot that holds an i32 or
    * f32 is whatever was there before, so it is dropped here.
