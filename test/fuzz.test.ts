@@ -83,3 +83,22 @@ describe('mutated modules', () => {
     expect(ran).toBeGreaterThan(10);
   }, 60_000);
 });
+
+describe('mutated modules through the sandbox', () => {
+  it('end in a SandboxError that names a fence or the module, never an internal fault', async () => {
+    const { Sandbox, SandboxError, Limits, Value } = await import('../src/index.js');
+    const sandbox = Sandbox.denyAll();
+    const limits = new Limits({ fuel: 100_000, timeoutMs: 1_000 });
+    const random = rng(0xfade);
+    for (let i = 0; i < 300; i++) {
+      const bytes = mutate(kernels[i % kernels.length]!, random);
+      try {
+        await sandbox.run(bytes, 'run', [Value.i32(3)], limits);
+      } catch (e) {
+        expect(e).toBeInstanceOf(SandboxError);
+        // `Host` is what an internal fault becomes.
+        expect((e as { kind: string }).kind, String(e)).not.toBe('Host');
+      }
+    }
+  }, 60_000);
+});
