@@ -492,8 +492,9 @@ class FunctionTranslator {
   }
 
   /**
-   * Emits the copies that move the top `n` values to the slots where `target` expects them,
-   * without changing what the translator believes about the fall-through path.
+   * Emits the copies that move the top `n` values to the slots where `target` expects them
+   * (for a return: their own slots, in a row), without changing what the translator believes
+   * about the fall-through path.
    */
   private emitBranchCopies(target: Control, n: number): void {
     const base = target.kind === Kind.Function ? this.sp - n : target.height;
@@ -1000,12 +1001,7 @@ class FunctionTranslator {
     }
     // Copies are needed on the branch path only: skip over them when the condition is false.
     const skip = this.emitConditionalJump(cond, false, fuse);
-    if (target.kind === Kind.Function) {
-      // Move deferred results into their own slots, without changing the fall-through state.
-      for (let h = this.sp - n; h < this.sp; h++) this.emitMove(this.slotOf(h), h);
-    } else {
-      this.emitBranchCopies(target, n);
-    }
+    this.emitBranchCopies(target, n);
     this.emitJumpTo(target, n, 0);
     this.out.set(skip, this.label());
   }
@@ -1040,11 +1036,7 @@ class FunctionTranslator {
         if (stub === undefined) {
           stub = this.out.length;
           stubs.set(t, stub);
-          if (t.kind === Kind.Function) {
-            for (let h = this.sp - arity; h < this.sp; h++) this.emitMove(this.slotOf(h), h);
-          } else {
-            this.emitBranchCopies(t, arity);
-          }
+          this.emitBranchCopies(t, arity);
           this.emitJumpTo(t, arity, 0);
         }
         this.out.set(table + i, stub);

@@ -124,17 +124,16 @@ export class Execution {
     if (this.entryCheck) {
       this.entryCheck = false;
       if (store.fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
-      if (this.inst === null) return this.callHost(this.func, 0) ? this.finishHostEntry() : 'pending';
+      if (this.inst === null) {
+        if (!this.callHost(this.func, 0)) return 'pending';
+        this.finish();
+        return 'done';
+      }
     }
     if (this.pendingHost !== null) return 'pending';
     const status = runLoop(this);
     if (status === 'done') this.finish();
     return status;
-  }
-
-  private finishHostEntry(): Status {
-    this.finish();
-    return 'done';
   }
 
   private finish(): void {
