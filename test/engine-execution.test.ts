@@ -8,6 +8,7 @@ import {
   type Execution, GlobalInst, invoke, invokeSync, Trap, TrapKind, WasmValue,
 } from '../src/interpreter/index.js';
 import { I32, I64 } from '../src/interpreter/types.js';
+import { MAX_SLICE_FUEL } from '../src/interpreter/interpreter.js';
 
 const LOOPS = `(module
   (global $g (export "g") (mut i32) (i32.const 0))
@@ -53,6 +54,19 @@ describe('fuel slices', () => {
     // 5 operators per iteration; the global shows the loop made progress in every slice.
     const g = (m.instance.exports.get('g') as GlobalInst).value.asI32;
     expect(g).toBeGreaterThan(20 * 1000 / 5 - 5);
+  });
+
+  it('an unbounded slice is cut at MAX_SLICE_FUEL, and the fuel stays exact', async () => {
+    // runLoop counts a slice's fuel as a small integer, so no slice may exceed 2^30.
+    const m = await load(LOOPS);
+    const ex = invoke(m.store, m.func('forever'), []);
+    ex.sliceFuel = Infinity;
+    const before = m.store.fuel;
+    expect(ex.resume()).toBe('paused');
+    const spent = before - m.store.fuel;
+    expect(spent).toBeGreaterThanOrEqual(MAX_SLICE_FUEL);
+    expect(spent).toBeLessThan(MAX_SLICE_FUEL + 10);
+    expect(Number.isInteger(m.store.fuel)).toBe(true);
   });
 
   it('an infinite loop with finite fuel: pauses, then traps with OutOfFuel', async () => {

@@ -61,7 +61,7 @@ export class GuestMemory {
 
   /** UTF-8 text from `offset`, `length` bytes long; invalid sequences become U+FFFD. */
   readString(offset: number, length: number): string {
-    return decoder.decode(this.read(offset, length));
+    return decodeUtf8Lossy(this.read(offset, length));
   }
 
   private check(offset: number, length: number, what: string): void {
@@ -80,9 +80,11 @@ export class GuestMemory {
   }
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+/** Made on first use, off the CLI's cold-start path. */
+let decoder: InstanceType<typeof TextDecoder> | null = null;
 
 /** Decodes guest bytes as UTF-8 the way Rust's `String::from_utf8_lossy` does. */
 export function decodeUtf8Lossy(bytes: Uint8Array): string {
+  decoder ??= new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
   return decoder.decode(bytes);
 }

@@ -20,6 +20,9 @@ import type { MemoryInst } from './store.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
+/** The most fuel one call of runLoop spends before it pauses (2^30: a small integer in V8). */
+export const MAX_SLICE_FUEL = 2 ** 30;
+
 /**
  * Rounding functions hand a NaN back untouched, signalling bit and all, but WebAssembly wants
  * an arithmetic (quiet) NaN out of every arithmetic operation.
@@ -48,8 +51,13 @@ export function runLoop(ex: Execution): Status {
   let mem: MemoryInst | null = inst.memory;
   let view = mem !== null ? mem.view : EMPTY_VIEW;
   let memLen = mem !== null ? mem.size : 0;
-  let fuel = store.fuel;
-  const checkpoint = Math.max(0, fuel - Math.max(1, ex.sliceFuel));
+  // Fuel is counted as `left`, what this slice may still spend, rather than as the store's
+  // total: a slice is at most MAX_SLICE_FUEL, so `left` stays a small integer, which V8 keeps
+  // unboxed. A double total, in some of V8's compilations of this loop, was boxed into a new
+  // heap number on every branch (a garbage collection every few ms, 35% slower).
+  // The store's fuel is `checkpoint + left` throughout; `left <= 0` is the pause check.
+  const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
+  let left = store.fuel - checkpoint;
 
   // Parameters of the function being entered (set by the call instructions).
   let callIndex = 0;
@@ -63,29 +71,29 @@ export function runLoop(ex: Execution): Status {
         case 0x00: /* Unreachable */
           throw new Trap(TrapKind.Unreachable);
         // A branch that lands on a loop header does the header's check itself, and skips
-        // the header when the check would let it pass (fuel above the checkpoint): one
+        // the header when the check would let it pass (fuel left in the slice): one
         // dispatch fewer per loop iteration. The same test appears in the fused branches.
         case 0x01: /* Jump */
-          fuel -= code[pc + 2]!;
+          left -= code[pc + 2]!;
           pc = code[pc + 1]!;
-          if (code[pc] === 0x09 && fuel > checkpoint) pc++;
+          if (code[pc] === 0x09 && left > 0) pc++;
           continue;
         case 0x02: /* BranchIfNonZero */
-          fuel -= code[pc + 3]!;
+          left -= code[pc + 3]!;
           if (s32[base + code[pc + 1]!] !== 0) {
             pc = code[pc + 2]!;
-            if (code[pc] === 0x09 && fuel > checkpoint) pc++;
+            if (code[pc] === 0x09 && left > 0) pc++;
           } else pc += 4;
           continue;
         case 0x03: /* BranchIfZero */
-          fuel -= code[pc + 3]!;
+          left -= code[pc + 3]!;
           if (s32[base + code[pc + 1]!] === 0) {
             pc = code[pc + 2]!;
-            if (code[pc] === 0x09 && fuel > checkpoint) pc++;
+            if (code[pc] === 0x09 && left > 0) pc++;
           } else pc += 4;
           continue;
         case 0x04: /* BranchTable */ {
-          fuel -= code[pc + 2]!;
+          left -= code[pc + 2]!;
           const i = s32[base + code[pc + 1]!]! >>> 0;
           const n = code[pc + 3]!;
           pc = code[pc + 4 + (i < n ? i : n)]!;
@@ -111,12 +119,12 @@ export function runLoop(ex: Execution): Status {
           continue;
         }
         case 0x08: /* Fuel */
-          fuel -= code[pc + 1]!;
+          left -= code[pc + 1]!;
           pc += 2;
           continue;
         case 0x09: /* Loop */
-          if (fuel <= checkpoint) {
-            if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
+          if (left <= 0) {
+            if (checkpoint + left <= 0) throw new Trap(TrapKind.OutOfFuel);
             ex.pc = pc;
             ex.base = base;
             ex.fsp = fsp;
@@ -128,7 +136,7 @@ export function runLoop(ex: Execution): Status {
         case 0x0a: /* Call */
           callIndex = code[pc + 1]!;
           callBase = base + code[pc + 2]!;
-          fuel -= code[pc + 3]!;
+          left -= code[pc + 3]!;
           returnPc = pc + 4;
           break;
         case 0x0c: /* CallImport */
@@ -137,10 +145,10 @@ export function runLoop(ex: Execution): Status {
           if (code[pc] === Op.CallImport) {
             fid = inst.funcIds[code[pc + 1]!]!;
             callBase = base + code[pc + 2]!;
-            fuel -= code[pc + 3]!;
+            left -= code[pc + 3]!;
             returnPc = pc + 4;
           } else {
-            fuel -= code[pc + 5]!;
+            left -= code[pc + 5]!;
             const table = inst.tables[code[pc + 2]!]!;
             const i = s32[base + code[pc + 4]!]! >>> 0;
             if (i >= table.size) throw new Trap(TrapKind.TableOutOfBounds);
@@ -153,7 +161,7 @@ export function runLoop(ex: Execution): Status {
           const callee = store.funcs[fid]!;
           if (callee.instance === null) {
             // Host functions run outside the loop; pause so the driver sees the clock.
-            store.fuel = fuel;
+            store.fuel = checkpoint + left;
             ex.pc = returnPc;
             ex.base = base;
             ex.fsp = fsp;
@@ -163,7 +171,7 @@ export function runLoop(ex: Execution): Status {
               finished = ex.callHost(callee, callBase);
             } finally {
               // The host may have re-entered the store or changed its fuel.
-              fuel = store.fuel;
+              left = store.fuel - checkpoint;
             }
             return finished ? 'paused' : 'pending';
           }
@@ -189,7 +197,7 @@ export function runLoop(ex: Execution): Status {
           break;
         }
         case 0x0d: /* Return */ {
-          fuel -= code[pc + 3]!;
+          left -= code[pc + 3]!;
           const src = base + code[pc + 1]!;
           const end = base + 2 * code[pc + 2]!;
           for (let d = base, s = src; d < end; d++, s++) s32[d] = s32[s]!;
@@ -197,7 +205,7 @@ export function runLoop(ex: Execution): Status {
           pc = frames[fsp]!;
           base = frames[fsp + 1]!;
           if (pc < 0) {
-            store.fuel = fuel;
+            store.fuel = checkpoint + left;
             ex.fsp = fsp;
             return 'done';
           }
@@ -897,27 +905,27 @@ export function runLoop(ex: Execution): Status {
         case 0xd9: /* ge_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) >= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
 
         // ---- branches on an i32 comparison: op a b target fuel ----------------------------
-        case 0x100: /* eq */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x101: /* ne */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x102: /* lt_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x103: /* lt_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x104: /* gt_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x105: /* gt_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x106: /* le_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x107: /* le_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x108: /* ge_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x109: /* ge_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x100: /* eq */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x101: /* ne */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x102: /* lt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x103: /* lt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x104: /* gt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x105: /* gt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x106: /* le_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x107: /* le_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x108: /* ge_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x109: /* ge_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
         // ---- the same against a constant: op a imm target fuel ----------------------------
-        case 0x10a: /* eq */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x10b: /* ne */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x10c: /* lt_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x10d: /* lt_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x10e: /* gt_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x10f: /* gt_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x110: /* le_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x111: /* le_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x112: /* ge_s */ fuel -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
-        case 0x113: /* ge_u */ fuel -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && fuel > checkpoint) pc++; } else pc += 5; continue;
+        case 0x10a: /* eq */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x10b: /* ne */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x10c: /* lt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x10d: /* lt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x10e: /* gt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x10f: /* gt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x110: /* le_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x111: /* le_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x112: /* ge_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x113: /* ge_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
         default:
           throw new Error(`internal error: bad opcode ${code[pc]} at ${pc}`);
       }
@@ -947,17 +955,17 @@ export function runLoop(ex: Execution): Status {
       }
       base = callBase;
       pc = info[at]!;
-      if (--fuel <= checkpoint) {
-        if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
+      if (--left <= 0) {
+        if (checkpoint + left <= 0) throw new Trap(TrapKind.OutOfFuel);
         ex.pc = pc;
         ex.base = base;
         ex.fsp = fsp;
         ex.inst = inst;
-        store.fuel = fuel;
+        store.fuel = checkpoint + left;
         return 'paused';
       }
     }
   } finally {
-    store.fuel = fuel;
+    store.fuel = checkpoint + left;
   }
 }
