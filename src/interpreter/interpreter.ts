@@ -41,9 +41,10 @@ export function runLoop(ex: Execution): Status {
   let f32 = ex.f32;
   let f64 = ex.f64;
   let frames = ex.frames;
-  let fsp = ex.fsp;
-  let pc = ex.pc;
-  let base = ex.base;
+  // `| 0` tells V8 these are 32-bit integers from the start, so their loop variables are too.
+  let fsp = ex.fsp | 0;
+  let pc = ex.pc | 0;
+  let base = ex.base | 0;
   let inst: Instance = ex.inst!;
   let code = inst.code;
   let info = inst.module.functions.info;
@@ -56,8 +57,9 @@ export function runLoop(ex: Execution): Status {
   // unboxed. A double total, in some of V8's compilations of this loop, was boxed into a new
   // heap number on every branch (a garbage collection every few ms, 35% slower).
   // The store's fuel is `checkpoint + left` throughout; `left <= 0` is the pause check.
+  // (Fuel is a whole number; a fraction, which only the engine API could give, is dropped.)
   const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
-  let left = store.fuel - checkpoint;
+  let left = (store.fuel - checkpoint) | 0;
 
   // Parameters of the function being entered (set by the call instructions).
   let callIndex = 0;
