@@ -81,14 +81,7 @@ export class Execution {
     this.frames[1] = 0;
     this.frames[2] = -1;
     this.fsp = 3;
-    if (func.instance !== null) {
-      const info = func.instance.module.functions.info;
-      const at = func.index * FUNC_INFO_STRIDE;
-      this.ensureStack(info[at + FuncInfo.FrameEnd]!);
-      this.s32.fill(0, info[at + FuncInfo.ParamsEnd]!, info[at + FuncInfo.LocalsEnd]!);
-      writeFrameConstants(this.s32, 0, func.instance.module.functions, func.index);
-      this.pc = info[at + FuncInfo.Entry]!;
-    }
+    if (func.instance !== null) this.prepareFrame(func.instance, func.index, 0);
     store.fuel -= 1;
   }
 
@@ -205,6 +198,34 @@ export class Execution {
     }
   }
 
+  /**
+   * Enters function `index` of `inst`, its arguments at `callBase`, for the calls the
+   * dispatch loop leaves to this slower path: into another instance, or when the value stack
+   * or the frame array must grow first. Pushes the frame of the caller — `this.inst`, to go on
+   * at `returnPc` with base `callerBase`; `fsp` is the dispatch loop's — and leaves the
+   * execution at the callee's first instruction. Charging the entry's fuel is the caller's job.
+   */
+  enterFunction(inst: Instance, index: number, callBase: number, returnPc: number, callerBase: number, fsp: number): void {
+    if (fsp === this.frames.length) this.growFrames();
+    this.frames[fsp] = returnPc;
+    this.frames[fsp + 1] = callerBase;
+    this.frames[fsp + 2] = this.inst!.id;
+    this.fsp = fsp + 3;
+    this.prepareFrame(inst, index, callBase);
+    this.inst = inst;
+  }
+
+  /** Readies function `index`'s frame at `base`: stack room, zeroed locals, constants; pc and base. */
+  private prepareFrame(inst: Instance, index: number, base: number): void {
+    const info = inst.module.functions.info;
+    const at = index * FUNC_INFO_STRIDE;
+    this.ensureStack(base + info[at + FuncInfo.FrameEnd]!);
+    this.s32.fill(0, base + info[at + FuncInfo.ParamsEnd]!, base + info[at + FuncInfo.LocalsEnd]!);
+    writeFrameConstants(this.s32, base, inst.module.functions, index);
+    this.pc = info[at + FuncInfo.Entry]!;
+    this.base = base;
+  }
+
   /** Makes the value stack at least `words` long, or traps when that is past the limit. */
   ensureStack(words: number): void {
     if (words <= this.s32.length) return;
@@ -218,13 +239,12 @@ export class Execution {
   }
 
   /** Makes room for one more frame, or traps past the store's call depth. */
-  growFrames(): Int32Array {
+  private growFrames(): void {
     const depth = this.frames.length / 3;
     if (depth >= this.store.maxCallDepth + 1) throw new Trap(TrapKind.StackOverflow);
     const frames = new Int32Array(Math.min(depth * 2, this.store.maxCallDepth + 1) * 3);
     frames.set(this.frames);
     this.frames = frames;
-    return frames;
   }
 }
 

@@ -35,30 +35,60 @@ function memoryTrap(): Trap {
   return new Trap(TrapKind.MemoryOutOfBounds);
 }
 
+/** A function entry's check point, when the slice's fuel is spent: `fuel` is the store's. */
+function pauseAtEntry(fuel: number): 'paused' {
+  if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
+  return 'paused';
+}
+
+/**
+ * Runs `ex` until it finishes, pauses (its slice of fuel spent, a host call) or traps.
+ * The slice ends when the store's fuel is down to `checkpoint`; it may span several
+ * stretches (runStretch).
+ */
 export function runLoop(ex: Execution): Status {
   const store = ex.store;
-  let s32 = ex.s32;
-  let f32 = ex.f32;
-  let f64 = ex.f64;
-  let frames = ex.frames;
+  const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
+  for (;;) {
+    const status = runStretch(ex, checkpoint);
+    if (status !== SWITCH) return status;
+  }
+}
+
+/** runStretch's answer when something it holds constant has changed: call it again. */
+const SWITCH = 'switch';
+
+/**
+ * The dispatch loop proper, for one stretch of execution in which its context does not
+ * change: the instance (code, function table, memory), the value stack and frame arrays, the
+ * memory's view and size. Whatever changes one of them — a call or return across instances,
+ * a stack or frame array that must grow, memory.grow — saves the state in `ex` and returns
+ * SWITCH, and runLoop calls again. Held constant, they cost V8 no checks per instruction
+ * (as loop variables, each dispatch re-checked the code array's type), and leave registers
+ * for the four values that do change: pc, base, fsp and the fuel.
+ */
+function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
+  const store = ex.store;
+  const s32 = ex.s32;
+  const f32 = ex.f32;
+  const f64 = ex.f64;
+  const frames = ex.frames;
   // `| 0` tells V8 these are 32-bit integers from the start, so their loop variables are too.
   let fsp = ex.fsp | 0;
   let pc = ex.pc | 0;
   let base = ex.base | 0;
-  let inst: Instance = ex.inst!;
-  let code = inst.code;
-  let info = inst.module.functions.info;
-  let constants = inst.module.functions.constants;
-  let mem: MemoryInst | null = inst.memory;
-  let view = mem !== null ? mem.view : EMPTY_VIEW;
-  let memLen = mem !== null ? mem.size : 0;
+  const inst: Instance = ex.inst!;
+  const code = inst.code;
+  const { info, constants } = inst.module.functions;
+  const mem: MemoryInst | null = inst.memory;
+  const view = mem !== null ? mem.view : EMPTY_VIEW;
+  const memLen = mem !== null ? mem.size : 0;
   // Fuel is counted as `left`, what this slice may still spend, rather than as the store's
   // total: a slice is at most MAX_SLICE_FUEL, so `left` stays a small integer, which V8 keeps
   // unboxed. A double total, in some of V8's compilations of this loop, was boxed into a new
   // heap number on every branch (a garbage collection every few ms, 35% slower).
   // The store's fuel is `checkpoint + left` throughout; `left <= 0` is the pause check.
   // (Fuel is a whole number; a fraction, which only the engine API could give, is dropped.)
-  const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
   let left = (store.fuel - checkpoint) | 0;
 
   // Parameters of the function being entered (set by the call instructions).
@@ -177,25 +207,11 @@ export function runLoop(ex: Execution): Status {
             }
             return finished ? 'paused' : 'pending';
           }
-          if (callee.instance !== inst) {
-            // Entering another instance: push our frame now, then switch instances.
-            if (fsp === frames.length) frames = ex.growFrames();
-            frames[fsp] = returnPc;
-            frames[fsp + 1] = base;
-            frames[fsp + 2] = inst.id;
-            fsp += 3;
-            inst = callee.instance;
-            code = inst.code;
-            info = inst.module.functions.info;
-            constants = inst.module.functions.constants;
-            mem = inst.memory;
-            view = mem !== null ? mem.view : EMPTY_VIEW;
-            memLen = mem !== null ? mem.size : 0;
-            callIndex = callee.index;
-            returnPc = -2; // frame already pushed
-            break;
-          }
           callIndex = callee.index;
+          if (callee.instance !== inst) {
+            ex.enterFunction(callee.instance, callIndex, callBase, returnPc, base, fsp);
+            return (left -= 1) > 0 ? SWITCH : pauseAtEntry(checkpoint + left);
+          }
           break;
         }
         case 0x0d: /* Return */ {
@@ -213,16 +229,11 @@ export function runLoop(ex: Execution): Status {
           }
           const id = frames[fsp + 2]!;
           if (id !== inst.id) {
-            inst = store.instances[id]!;
-            code = inst.code;
-            info = inst.module.functions.info;
-            constants = inst.module.functions.constants;
-            mem = inst.memory;
-          }
-          // The callee may have grown the memory.
-          if (mem !== null) {
-            view = mem.view;
-            memLen = mem.size;
+            ex.pc = pc;
+            ex.base = base;
+            ex.fsp = fsp;
+            ex.inst = store.instances[id]!;
+            return SWITCH;
           }
           continue;
         }
@@ -256,10 +267,11 @@ export function runLoop(ex: Execution): Status {
           continue;
         case 0x12: /* MemoryGrow */ {
           s32[base + code[pc + 1]!] = mem!.grow(s32[base + code[pc + 2]!]! >>> 0);
-          view = mem!.view;
-          memLen = mem!.size;
-          pc += 3;
-          continue;
+          ex.pc = pc + 3;
+          ex.base = base;
+          ex.fsp = fsp;
+          ex.inst = inst;
+          return SWITCH; // for the new view and size
         }
         case 0x13: /* RefNull */
           s32[base + code[pc + 1]!] = 0; // NULL_REF
@@ -934,20 +946,15 @@ export function runLoop(ex: Execution): Status {
 
       // ---- entering a WebAssembly function (only the call instructions get here) -----
       const at = callIndex << 3; // FUNC_INFO_STRIDE
-      const frameEnd = callBase + info[at + 3]!;
-      if (frameEnd > s32.length) {
-        ex.ensureStack(frameEnd);
-        s32 = ex.s32;
-        f32 = ex.f32;
-        f64 = ex.f64;
+      if (callBase + info[at + 3]! > s32.length || fsp === frames.length) {
+        // The value stack or the frame array must grow first.
+        ex.enterFunction(inst, callIndex, callBase, returnPc, base, fsp);
+        return (left -= 1) > 0 ? SWITCH : pauseAtEntry(checkpoint + left);
       }
-      if (returnPc !== -2) {
-        if (fsp === frames.length) frames = ex.growFrames();
-        frames[fsp] = returnPc;
-        frames[fsp + 1] = base;
-        frames[fsp + 2] = inst.id;
-        fsp += 3;
-      }
+      frames[fsp] = returnPc;
+      frames[fsp + 1] = base;
+      frames[fsp + 2] = inst.id;
+      fsp += 3;
       for (let i = callBase + info[at + 1]!, e = callBase + info[at + 2]!; i < e; i++) s32[i] = 0;
       // The function's constant slots (compiler.ts writeFrameConstants, inlined here).
       for (let c = info[at + 4]!, e = info[at + 5]!; c < e; c += 3) {
