@@ -78,6 +78,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
   let pc = ex.pc | 0;
   let base = ex.base | 0;
   const inst: Instance = ex.inst!;
+  const instId = inst.id;
   const code = inst.code;
   const { info, constants } = inst.module.functions;
   const mem: MemoryInst | null = inst.memory;
@@ -228,7 +229,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
             return 'done';
           }
           const id = frames[fsp + 2]!;
-          if (id !== inst.id) {
+          if (id !== instId) {
             ex.pc = pc;
             ex.base = base;
             ex.fsp = fsp;
@@ -953,7 +954,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       }
       frames[fsp] = returnPc;
       frames[fsp + 1] = base;
-      frames[fsp + 2] = inst.id;
+      frames[fsp + 2] = instId;
       fsp += 3;
       for (let i = callBase + info[at + 1]!, e = callBase + info[at + 2]!; i < e; i++) s32[i] = 0;
       // The function's constant slots (compiler.ts writeFrameConstants, inlined here).
