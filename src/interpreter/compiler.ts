@@ -1075,16 +1075,41 @@ class FunctionTranslator {
     if (op <= 0x35) {
       const resultType = op === 0x28 || (op >= 0x2c && op <= 0x2f) ? I32
         : op === 0x2a ? F32 : op === 0x2b ? F64 : I64;
+      const [base, add] = this.takeAddress(this.sp - 1);
       const addr = this.pop(I32);
       const d = this.push(resultType);
-      if (this.live) this.emitProducer(op, d, 2, addr * 2, offset | 0);
+      if (this.live) this.emitProducer(op, d, 3, base < 0 ? addr * 2 : base, offset | 0, add);
     } else {
       const valueType = op === 0x36 || op === 0x3a || op === 0x3b ? I32
         : op === 0x38 ? F32 : op === 0x39 ? F64 : I64;
+      const [base, add] = this.takeAddress(this.sp - 2);
       const v = this.pop(valueType);
       const addr = this.pop(I32);
-      if (this.live) this.emit3(op, addr * 2, v * 2, offset | 0);
+      if (this.live) {
+        this.out.push5(op, base < 0 ? addr * 2 : base, v * 2, offset | 0, add);
+        this.lastDst = -1;
+      }
     }
+  }
+
+  /**
+   * Memory instructions add an i32 constant to their address operand, wrapping, before the
+   * offset: `op ... address offset add`. When the address at stack height `h` was computed by
+   * the last instruction as `x + constant` (as compilers emit for `p->field`), that addition
+   * is taken back and folded in — one dispatch fewer. Returns [x's operand, constant], or
+   * [-1, 0] when there is nothing to fold.
+   */
+  private takeAddress(h: number): [number, number] {
+    if (!this.live || this.lastDst < 0 || h < this.top.height || this.locs[h] !== this.slotOf(h)
+      || this.lastDstSlot !== this.slotOf(h) || this.out.get(this.lastStart) !== Op.I32BinaryImmBase) {
+      return [-1, 0];
+    }
+    const at = this.lastStart;
+    const x = this.out.get(at + 2);
+    const constant = this.out.get(at + 3);
+    this.out.truncate(at);
+    this.lastDst = -1;
+    return [x, constant];
   }
 
   private numeric(op: number): void {

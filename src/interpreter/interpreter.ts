@@ -304,48 +304,48 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         // ---- memory -------------------------------------------------------------------
         case 0x28: // i32.load
         case 0x2a: { // f32.load
-          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 2]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 4 > memLen) throw memoryTrap();
           s32[base + code[pc + 1]!] = view.getInt32(ea, true);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x29: // i64.load
         case 0x2b: { // f64.load
-          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 2]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 8 > memLen) throw memoryTrap();
           const d = base + code[pc + 1]!;
           s32[d] = view.getInt32(ea, true);
           s32[d + 1] = view.getInt32(ea + 4, true);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x2c: { // i32.load8_s
-          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 2]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 1 > memLen) throw memoryTrap();
           s32[base + code[pc + 1]!] = view.getInt8(ea);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x2d: { // i32.load8_u
-          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 2]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 1 > memLen) throw memoryTrap();
           s32[base + code[pc + 1]!] = view.getUint8(ea);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x2e: { // i32.load16_s
-          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 2]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 2 > memLen) throw memoryTrap();
           s32[base + code[pc + 1]!] = view.getInt16(ea, true);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x2f: { // i32.load16_u
-          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 2]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 2 > memLen) throw memoryTrap();
           s32[base + code[pc + 1]!] = view.getUint16(ea, true);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x30: // i64.load8_s
@@ -355,7 +355,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x34: // i64.load32_s
         case 0x35: { // i64.load32_u
           const op = code[pc]!;
-          const ea = (s32[base + code[pc + 2]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 2]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           const size = op < 0x32 ? 1 : op < 0x34 ? 2 : 4;
           if (ea + size > memLen) throw memoryTrap();
           let lo: number;
@@ -369,42 +369,42 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           const d = base + code[pc + 1]!;
           s32[d] = lo;
           s32[d + 1] = (op & 1) === 1 ? 0 : lo >> 31; // odd opcodes are the unsigned loads
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x36: // i32.store
         case 0x38: // f32.store
         case 0x3e: { // i64.store32
-          const ea = (s32[base + code[pc + 1]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 1]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 4 > memLen) throw memoryTrap();
           view.setInt32(ea, s32[base + code[pc + 2]!]!, true);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x37: // i64.store
         case 0x39: { // f64.store
-          const ea = (s32[base + code[pc + 1]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 1]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 8 > memLen) throw memoryTrap();
           const a = base + code[pc + 2]!;
           view.setInt32(ea, s32[a]!, true);
           view.setInt32(ea + 4, s32[a + 1]!, true);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x3a: // i32.store8
         case 0x3c: { // i64.store8
-          const ea = (s32[base + code[pc + 1]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 1]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 1 > memLen) throw memoryTrap();
           view.setInt8(ea, s32[base + code[pc + 2]!]!);
-          pc += 4;
+          pc += 5;
           continue;
         }
         case 0x3b: // i32.store16
         case 0x3d: { // i64.store16
-          const ea = (s32[base + code[pc + 1]!]! >>> 0) + (code[pc + 3]! >>> 0);
+          const ea = ((s32[base + code[pc + 1]!]! + code[pc + 4]!) >>> 0) + (code[pc + 3]! >>> 0);
           if (ea + 2 > memLen) throw memoryTrap();
           view.setInt16(ea, s32[base + code[pc + 2]!]!, true);
-          pc += 4;
+          pc += 5;
           continue;
         }
 
