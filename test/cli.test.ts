@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseArgs, parseValue, runCli } from '../src/cli/index.js';
+import { lineWriter } from '../src/cli/process.js';
 import { Value } from '../src/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -259,5 +260,17 @@ describe.skipIf(!built)('sandboxd, end to end (bin/sandboxd.cjs over the build)'
   it('exits 3 on a timeout', async () => {
     const r = await run('fixtures/infinite_loop.wat', '--fuel', '100000000000', '--timeout-ms', '100');
     expect(r.code).toBe(3);
+  });
+});
+
+describe('process output', () => {
+  it('falls back to the stream, in order, when the descriptor refuses a write', () => {
+    const written: string[] = [];
+    const stream = { write: (chunk: string | Uint8Array): boolean => { written.push(Buffer.from(chunk).toString()); return true; } };
+    // No process has descriptor 2^30 open: writeSync fails with EBADF.
+    const write = lineWriter(2 ** 30, () => stream);
+    write('first');
+    write('second');
+    expect(written.join('')).toBe('first\nsecond\n');
   });
 });

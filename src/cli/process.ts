@@ -4,14 +4,34 @@
  * loads (one file starts faster than a graph of ES modules), and `main.ts` calls it when the
  * CLI runs from source. It loads nothing it does not need: wabt only when the module is text.
  */
+import { writeSync } from 'node:fs';
 import { runCli } from './run.js';
 
-const write = (stream: NodeJS.WriteStream) => (line: string): void => {
-  stream.write(`${line}\n`);
-};
+/**
+ * Writes lines to file descriptor `fd` directly. Touching `process.stdout` when it is a pipe
+ * loads Node's stream and socket modules: 6 ms of a 130 ms cold start, measured. Should the
+ * descriptor refuse a write (a non-blocking pipe that is full, say), this line and every
+ * later one go through the stream instead, so nothing is lost or reordered.
+ */
+export function lineWriter(fd: number, stream: () => Pick<NodeJS.WritableStream, 'write'>): (line: string) => void {
+  let direct = true;
+  return (line) => {
+    let bytes = Buffer.from(`${line}\n`);
+    while (direct && bytes.length > 0) {
+      try {
+        bytes = bytes.subarray(writeSync(fd, bytes));
+      } catch {
+        direct = false;
+      }
+    }
+    if (bytes.length > 0) stream().write(bytes);
+  };
+}
 
 export function runProcess(version: string): void {
-  runCli(process.argv.slice(2), { stdout: write(process.stdout), stderr: write(process.stderr) }, { version }).then(
+  const stdout = lineWriter(1, () => process.stdout);
+  const stderr = lineWriter(2, () => process.stderr);
+  runCli(process.argv.slice(2), { stdout, stderr }, { version }).then(
     (code) => {
       process.exitCode = code;
     },
