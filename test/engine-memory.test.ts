@@ -10,6 +10,39 @@ import { EXTERNREF, FUNCREF, I32, I64 } from '../src/interpreter/types.js';
 
 const PAGE = 65536;
 
+describe('an address computed as x + constant, folded into the access', () => {
+  // The translator folds `i32.add (x, C)` into the load or store that uses it; the addition
+  // must still wrap at 2^32 before the offset is added (which does not wrap).
+  let p: Pair;
+  const constants = [0, 4, 65532, 0x7fffffff, -4, -65536, -1];
+  const fns: string[] = [];
+  for (const c of constants) {
+    for (const off of [0, 8, 0xfffffff0]) {
+      fns.push(`(func (export "load${c}@${off}") (param i32) (result i32) local.get 0 i32.const ${c} i32.add i32.load offset=${off})`);
+      fns.push(`(func (export "load64_${c}@${off}") (param i32) (result i64) local.get 0 i32.const ${c} i32.add i64.load8_s offset=${off})`);
+      fns.push(`(func (export "store${c}@${off}") (param i32 i32) (result i32)
+        local.get 0 i32.const ${c} i32.add local.get 1 i32.store16 offset=${off}
+        i32.const 0 i32.load offset=8)`);
+    }
+  }
+  beforeAll(async () => {
+    p = await pair(`(module (memory 1)
+      (data (i32.const 0) "\\01\\82\\03\\f4\\85\\06\\87\\08\\09\\8a\\0b\\fc\\0d\\0e\\ff\\80")
+      ${fns.join('\n')})`);
+  });
+
+  it('matches Node on wrapping, in-bounds and out-of-bounds addresses', () => {
+    const xs = [0, 4, 8, 12, -4, -8, -65532, 65520, 65532, 65536, 0x7fffffff, -0x7fffffff, 1 - 0x7fffffff];
+    for (const c of constants) {
+      for (const off of [0, 8, 0xfffffff0]) {
+        p.checkAll(`load${c}@${off}`, xs.map((x) => [i32(x)]));
+        p.checkAll(`load64_${c}@${off}`, xs.map((x) => [i32(x)]));
+        p.checkAll(`store${c}@${off}`, xs.map((x) => [i32(x), i32(0x1234)]));
+      }
+    }
+  });
+});
+
 describe('loads and stores of every width', () => {
   let p: Pair;
   const loads = [
