@@ -35,8 +35,11 @@ function memoryTrap(): Trap {
   return new Trap(TrapKind.MemoryOutOfBounds);
 }
 
-/** A function entry's check point, when the slice's fuel is spent: `fuel` is the store's. */
-function pauseAtEntry(fuel: number): 'paused' {
+/**
+ * A check point (loop header, function entry) that found the slice's fuel spent: traps when
+ * the store's `fuel` is gone too, else pauses (the caller has saved the state).
+ */
+function pauseOrRunOut(fuel: number): 'paused' {
   if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
   return 'paused';
 }
@@ -157,12 +160,11 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           continue;
         case 0x09: /* Loop */
           if (left <= 0) {
-            if (checkpoint + left <= 0) throw new Trap(TrapKind.OutOfFuel);
             ex.pc = pc;
             ex.base = base;
             ex.fsp = fsp;
             ex.inst = inst;
-            return 'paused';
+            return pauseOrRunOut(checkpoint + left);
           }
           pc += 1;
           continue;
@@ -211,7 +213,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           callIndex = callee.index;
           if (callee.instance !== inst) {
             ex.enterFunction(callee.instance, callIndex, callBase, returnPc, base, fsp);
-            return (left -= 1) > 0 ? SWITCH : pauseAtEntry(checkpoint + left);
+            return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
           }
           break;
         }
@@ -224,7 +226,6 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           pc = frames[fsp]!;
           base = frames[fsp + 1]!;
           if (pc < 0) {
-            store.fuel = checkpoint + left;
             ex.fsp = fsp;
             return 'done';
           }
@@ -950,7 +951,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       if (callBase + info[at + 3]! > s32.length || fsp === frames.length) {
         // The value stack or the frame array must grow first.
         ex.enterFunction(inst, callIndex, callBase, returnPc, base, fsp);
-        return (left -= 1) > 0 ? SWITCH : pauseAtEntry(checkpoint + left);
+        return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
       }
       frames[fsp] = returnPc;
       frames[fsp + 1] = base;
@@ -966,13 +967,11 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       base = callBase;
       pc = info[at]!;
       if (--left <= 0) {
-        if (checkpoint + left <= 0) throw new Trap(TrapKind.OutOfFuel);
         ex.pc = pc;
         ex.base = base;
         ex.fsp = fsp;
         ex.inst = inst;
-        store.fuel = checkpoint + left;
-        return 'paused';
+        return pauseOrRunOut(checkpoint + left);
       }
     }
   } finally {
