@@ -334,7 +334,16 @@ export function i64ShrU(s: Int32Array, d: number, a: number, b: number): void {
 
 /** i64.rotl */
 export function i64Rotl(s: Int32Array, d: number, a: number, b: number): void {
-  const n = s[b]! & 63;
+  rotateLeft64(s, d, a, s[b]! & 63);
+}
+
+/** i64.rotr: a rotation right by n is one left by 64 - n. */
+export function i64Rotr(s: Int32Array, d: number, a: number, b: number): void {
+  rotateLeft64(s, d, a, (64 - (s[b]! & 63)) & 63);
+}
+
+/** Rotates the i64 at `a` left by `n` (0..63) into `d`. */
+function rotateLeft64(s: Int32Array, d: number, a: number, n: number): void {
   // Rotating by 32 swaps the halves; then rotate by n & 31.
   let l = s[a]!;
   let h = s[a + 1]!;
@@ -347,26 +356,6 @@ export function i64Rotl(s: Int32Array, d: number, a: number, b: number): void {
   if (m !== 0) {
     s[d] = (l << m) | (h >>> (32 - m));
     s[d + 1] = (h << m) | (l >>> (32 - m));
-  } else {
-    s[d] = l;
-    s[d + 1] = h;
-  }
-}
-
-/** i64.rotr */
-export function i64Rotr(s: Int32Array, d: number, a: number, b: number): void {
-  const n = s[b]! & 63;
-  let l = s[a]!;
-  let h = s[a + 1]!;
-  if (n >= 32) {
-    const t = l;
-    l = h;
-    h = t;
-  }
-  const m = n & 31;
-  if (m !== 0) {
-    s[d] = (l >>> m) | (h << (32 - m));
-    s[d + 1] = (h >>> m) | (l << (32 - m));
   } else {
     s[d] = l;
     s[d + 1] = h;
