@@ -90,13 +90,13 @@ describe('Value', () => {
 describe('Limits', () => {
   it('has sandboxd’s defaults', () => {
     const l = new Limits();
-    expect(l.toJSON()).toEqual({ fuel: 100_000_000, timeoutMs: 1_000, memoryBytes: 16 * 1024 * 1024, tableElements: 10_000, instances: 1 });
+    expect(l.toJSON()).toEqual({ fuel: 100_000_000, timeoutMs: 1_000, memoryBytes: 16 * 1024 * 1024, tableElements: 10_000, instances: 1, tables: 10_000, memories: 10_000 });
     expect(Limits.default().toJSON()).toEqual(l.toJSON());
   });
 
   it('takes overrides, and with() makes a changed copy', () => {
-    const l = new Limits({ fuel: 5, timeoutMs: 10, memoryBytes: 65536, tableElements: 3, instances: 2 });
-    expect(l.toJSON()).toEqual({ fuel: 5, timeoutMs: 10, memoryBytes: 65536, tableElements: 3, instances: 2 });
+    const l = new Limits({ fuel: 5, timeoutMs: 10, memoryBytes: 65536, tableElements: 3, instances: 2, tables: 4, memories: 1 });
+    expect(l.toJSON()).toEqual({ fuel: 5, timeoutMs: 10, memoryBytes: 65536, tableElements: 3, instances: 2, tables: 4, memories: 1 });
     expect(l.with({ fuel: 6 }).fuel).toBe(6);
     expect(l.fuel).toBe(5);
   });

@@ -50,7 +50,7 @@ describe('the attack table', () => {
       fixture: 'table_bomb',
       kind: 'MemoryLimitExceeded',
       exitCode: 4,
-      message: 'memory limit exceeded: the module requested more than 16777216 bytes of linear memory',
+      message: 'memory limit exceeded: the module requested more than 10000 table elements',
     },
     {
       attack: 'a memory larger than the cap from the start',
@@ -311,6 +311,8 @@ describe('the memory cap', () => {
   it('a table larger than the table cap from the start is refused before running', async () => {
     const e = await failure(Sandbox.denyAll().run('(module (table 100 funcref) (func (export "run")))', 'run', [], { tableElements: 99 }));
     expect(e.kind).toBe('MemoryLimitExceeded');
+    expect(e.resource).toBe('tableElements');
+    expect(e.message).toBe('memory limit exceeded: the module requested more than 99 table elements');
     expect(e.fuelConsumed).toBe(0);
   });
 });

@@ -1,11 +1,13 @@
 /**
  * The bulk memory and table instructions. They are rare in hot loops and each does a lot of
  * work, so they live outside the dispatch loop to keep that function small enough for V8 to
- * optimise. Each takes the instruction at `pc` and returns the next pc. Case labels are
+ * optimise. Each takes the instruction at `pc` and returns the next pc; its work goes through
+ * the execution (`meter.copy`, `meter.fill`), which does large work in pieces (pieces.ts). Case labels are
  * literals for the same reason as in interpreter.ts, named after opcodes.ts.
  */
 import { Trap, TrapKind } from './errors.js';
 import { initMemory, initTable, type Instance } from './instance.js';
+import type { WorkMeter } from './pieces.js';
 
 const EMPTY_REFS = new Int32Array(0);
 const EMPTY_BYTES = new Uint8Array(0);
@@ -14,7 +16,7 @@ function tableTrap(): Trap {
   return new Trap(TrapKind.TableOutOfBounds);
 }
 
-export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32: Int32Array, base: number): number {
+export function bulkOperation(meter: WorkMeter, inst: Instance, code: Int32Array, pc: number, s32: Int32Array, base: number): number {
   const u32 = (k: number): number => s32[base + code[pc + k]!]! >>> 0;
   switch (code[pc]) {
     case 0x16: /* TableGet */ {
@@ -35,14 +37,14 @@ export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32:
       s32[base + code[pc + 1]!] = inst.tables[code[pc + 2]!]!.size;
       return pc + 3;
     case 0x19: /* TableGrow */
-      s32[base + code[pc + 1]!] = inst.tables[code[pc + 2]!]!.growRaw(u32(4), s32[base + code[pc + 3]!]!);
+      s32[base + code[pc + 1]!] = inst.tables[code[pc + 2]!]!.growRaw(u32(4), s32[base + code[pc + 3]!]!, meter);
       return pc + 5;
     case 0x1a: /* TableFill */ {
       const table = inst.tables[code[pc + 1]!]!;
       const i = u32(2);
       const n = u32(4);
       if (i + n > table.size) throw tableTrap();
-      table.elements.fill(s32[base + code[pc + 3]!]!, i, i + n);
+      meter.fill(table.elements, i, s32[base + code[pc + 3]!]!, n);
       return pc + 5;
     }
     case 0x1b: /* TableCopy */ {
@@ -52,18 +54,17 @@ export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32:
       const s = u32(4);
       const n = u32(5);
       if (s + n > src.size || d + n > dst.size) throw tableTrap();
-      if (dst === src) dst.elements.copyWithin(d, s, s + n);
-      else dst.elements.set(src.elements.subarray(s, s + n), d);
+      meter.copy(dst.elements, d, src.elements, s, n);
       return pc + 6;
     }
     case 0x1c: /* TableInit */
-      initTable(inst, code[pc + 1]!, code[pc + 2]!, u32(3), u32(4), u32(5));
+      initTable(inst, code[pc + 1]!, code[pc + 2]!, u32(3), u32(4), u32(5), meter);
       return pc + 6;
     case 0x1d: /* ElemDrop */
       inst.elemSegments[code[pc + 1]!] = EMPTY_REFS;
       return pc + 2;
     case 0x1e: /* MemoryInit */
-      initMemory(inst, code[pc + 1]!, u32(2), u32(3), u32(4));
+      initMemory(inst, code[pc + 1]!, u32(2), u32(3), u32(4), meter);
       return pc + 5;
     case 0x1f: /* DataDrop */
       inst.dataSegments[code[pc + 1]!] = EMPTY_BYTES;
@@ -73,16 +74,16 @@ export function bulkOperation(inst: Instance, code: Int32Array, pc: number, s32:
       const d = u32(1);
       const s = u32(2);
       const n = u32(3);
-      if (s + n > mem.byteLength || d + n > mem.byteLength) throw new Trap(TrapKind.MemoryOutOfBounds);
-      mem.bytes.copyWithin(d, s, s + n);
+      if (s + n > mem.size || d + n > mem.size) throw new Trap(TrapKind.MemoryOutOfBounds);
+      meter.copy(mem.bytes, d, mem.bytes, s, n);
       return pc + 4;
     }
     case 0x21: /* MemoryFill */ {
       const mem = inst.memory!;
       const d = u32(1);
       const n = u32(3);
-      if (d + n > mem.byteLength) throw new Trap(TrapKind.MemoryOutOfBounds);
-      mem.bytes.fill(s32[base + code[pc + 2]!]! & 0xff, d, d + n);
+      if (d + n > mem.size) throw new Trap(TrapKind.MemoryOutOfBounds);
+      meter.fill(mem.bytes, d, s32[base + code[pc + 2]!]! & 0xff, n);
       return pc + 4;
     }
     default:

@@ -1,69 +1,127 @@
-/** A growable Int32Array for emitting translated code. */
+/**
+ * A growable array of words for emitting translated code.
+ *
+ * The words are kept in chunks of CHUNK_WORDS, never moved once written: growing a single
+ * array by doubling copied the whole code at once, a pause of tens of milliseconds for a large
+ * module. `finishInSteps` joins the chunks into one Int32Array a chunk per step, so the
+ * caller can give the event loop its turn in between (steps.ts).
+ */
+import type { Steps } from './steps.js';
+
+const CHUNK_SHIFT = 16;
+/** Words per chunk (256 KiB): copying one into fresh memory takes well under a millisecond. */
+const CHUNK_WORDS = 1 << CHUNK_SHIFT;
+const CHUNK_MASK = CHUNK_WORDS - 1;
+
 export class CodeBuffer {
-  private words: Int32Array;
+  private readonly chunks: Int32Array[] = [];
+  /** The chunk being written, and where in it the next word goes. */
+  private chunk: Int32Array;
+  private at = 0;
   length = 0;
 
-  /** `expected`: a guess at the final length, to save regrowing. */
+  /** `expected`: a guess at the final length, to size the first chunk. */
   constructor(expected = 1024) {
-    this.words = new Int32Array(Math.max(expected, 64));
-  }
-
-  private reserve(n: number): void {
-    if (this.length + n <= this.words.length) return;
-    const bigger = new Int32Array(Math.max(this.words.length * 2, this.length + n));
-    bigger.set(this.words.subarray(0, this.length));
-    this.words = bigger;
+    this.chunk = new Int32Array(Math.min(Math.max(expected, 64), CHUNK_WORDS));
+    this.chunks.push(this.chunk);
   }
 
   push(a: number): void {
-    this.reserve(1);
-    this.words[this.length++] = a;
+    if (this.at === this.chunk.length) this.nextChunk();
+    this.chunk[this.at++] = a;
+    this.length++;
   }
   push2(a: number, b: number): void {
-    this.reserve(2);
-    const w = this.words;
-    w[this.length] = a;
-    w[this.length + 1] = b;
+    if (this.at + 2 > this.chunk.length) {
+      this.push(a);
+      this.push(b);
+      return;
+    }
+    const w = this.chunk;
+    w[this.at] = a;
+    w[this.at + 1] = b;
+    this.at += 2;
     this.length += 2;
   }
   push3(a: number, b: number, c: number): void {
-    this.reserve(3);
-    const w = this.words;
-    w[this.length] = a;
-    w[this.length + 1] = b;
-    w[this.length + 2] = c;
+    if (this.at + 3 > this.chunk.length) {
+      this.push(a);
+      this.push2(b, c);
+      return;
+    }
+    const w = this.chunk;
+    w[this.at] = a;
+    w[this.at + 1] = b;
+    w[this.at + 2] = c;
+    this.at += 3;
     this.length += 3;
   }
   push4(a: number, b: number, c: number, d: number): void {
-    this.reserve(4);
-    const w = this.words;
-    w[this.length] = a;
-    w[this.length + 1] = b;
-    w[this.length + 2] = c;
-    w[this.length + 3] = d;
+    if (this.at + 4 > this.chunk.length) {
+      this.push2(a, b);
+      this.push2(c, d);
+      return;
+    }
+    const w = this.chunk;
+    w[this.at] = a;
+    w[this.at + 1] = b;
+    w[this.at + 2] = c;
+    w[this.at + 3] = d;
+    this.at += 4;
     this.length += 4;
   }
-
-  get(at: number): number {
-    return this.words[at]!;
-  }
-
-  /** Drops everything from `at` on (to take back the last instruction). */
-  truncate(at: number): void {
-    this.length = at;
-  }
-
   push5(a: number, b: number, c: number, d: number, e: number): void {
     this.push4(a, b, c, d);
     this.push(e);
   }
 
-  set(at: number, value: number): void {
-    this.words[at] = value;
+  /** Starts a new chunk: the first grows from the guess by doubling up to a full chunk. */
+  private nextChunk(): void {
+    const first = this.chunks.length === 1 && this.chunk.length < CHUNK_WORDS;
+    if (first) {
+      const bigger = new Int32Array(Math.min(this.chunk.length * 2, CHUNK_WORDS));
+      bigger.set(this.chunk);
+      this.chunk = bigger;
+      this.chunks[0] = bigger;
+      return;
+    }
+    this.chunk = new Int32Array(CHUNK_WORDS);
+    this.chunks.push(this.chunk);
+    this.at = 0;
   }
 
-  /** The emitted code, trimmed to size. */
-  finish(): Int32Array {
-    return this.words.slice(0, this.length);
+  get(at: number): number {
+    return this.chunks[at >>> CHUNK_SHIFT]![at & CHUNK_MASK]!;
+  }
+
+  set(at: number, value: number): void {
+    this.chunks[at >>> CHUNK_SHIFT]![at & CHUNK_MASK] = value;
+  }
+
+  /** Drops everything from `at` on (to take back the last instruction). */
+  truncate(at: number): void {
+    this.length = at;
+    let index = at >>> CHUNK_SHIFT;
+    let offset = at & CHUNK_MASK;
+    if (index === this.chunks.length) {
+      // Exactly at the end of a full last chunk.
+      index--;
+      offset = CHUNK_WORDS;
+    }
+    this.chunks.length = index + 1;
+    this.chunk = this.chunks[index]!;
+    this.at = offset;
+  }
+
+  /** The emitted code as one array, joined a chunk per step. */
+  *finishInSteps(): Steps<Int32Array> {
+    if (this.chunks.length === 1) return this.chunk.slice(0, this.length);
+    const code = new Int32Array(this.length);
+    for (let i = 0; i < this.chunks.length; i++) {
+      const start = i * CHUNK_WORDS;
+      code.set(this.chunks[i]!.subarray(0, Math.min(CHUNK_WORDS, this.length - start)), start);
+      yield;
+    }
+    return code;
   }
 }

@@ -7,10 +7,11 @@
  * slice is spent, a host function was called, or an asynchronous host call is pending; all
  * of these leave the state here, so the caller may yield to the event loop in between.
  */
-import { FUNC_INFO_STRIDE, FuncInfo, writeFrameConstants } from './compiler.js';
+import { FUNC_INFO_STRIDE, FuncInfo, entryWork, writeFrameConstants } from './compiler.js';
 import { Trap, TrapKind } from './errors.js';
 import type { Instance } from './instance.js';
 import { runLoop } from './interpreter.js';
+import { WorkMeter } from './pieces.js';
 import { returnStack, takeStack } from './stack-pool.js';
 import { type FuncInst, NULL_REF, type Store } from './store.js';
 import { EXTERNREF, FUNCREF, type ValType } from './types.js';
@@ -54,6 +55,11 @@ export class Execution {
   private pendingBase = 0;
   private finished = false;
   private failure: { error: unknown } | null = null;
+  /**
+   * Bulk work (bytes moved, filled, zeroed), apart from fuel: it pauses the execution when
+   * there is much of it, and keeps an instruction's large work to be done in pieces (pieces.ts).
+   */
+  readonly meter = new WorkMeter();
   /** Fuel charged at entry must be checked before the first instruction runs. */
   private entryCheck = true;
   private readonly resultTypes: readonly ValType[];
@@ -129,6 +135,10 @@ export class Execution {
       }
     }
     if (this.pendingHost !== null) return 'pending';
+    // An instruction whose work goes on in pieces: one piece per resume(), so the driver
+    // looks at the clock between them.
+    if (!this.meter.continuePending()) return 'paused';
+    this.meter.reset();
     const status = runLoop(this);
     if (status === 'done') this.finish();
     return status;
@@ -219,6 +229,7 @@ export class Execution {
   private prepareFrame(inst: Instance, index: number, base: number): void {
     const info = inst.module.functions.info;
     const at = index * FUNC_INFO_STRIDE;
+    this.meter.note(entryWork(info, at) * 4);
     this.ensureStack(base + info[at + FuncInfo.FrameEnd]!);
     this.s32.fill(0, base + info[at + FuncInfo.ParamsEnd]!, base + info[at + FuncInfo.LocalsEnd]!);
     writeFrameConstants(this.s32, base, inst.module.functions, index);

@@ -1,8 +1,9 @@
 /** The engine's embedding API; see docs/engine-api.md. */
-export { compileModule, CompiledModule } from './module.js';
+export { compileModule, compileModuleInSteps, CompiledModule } from './module.js';
+export { runSteps, type Steps } from './steps.js';
 export { Engine, Store, FuncInst, MemoryInst, TableInst, GlobalInst, PAGE_SIZE } from './store.js';
-export type { Caller, ExternVal, HostFunction, StoreOptions } from './store.js';
-export { instantiate, Instance } from './instance.js';
+export type { Caller, ExternVal, HostFunction, Resource, StoreOptions } from './store.js';
+export { instantiate, instantiateInSteps, Instance } from './instance.js';
 export type { ImportResolver } from './instance.js';
 export { Execution, invoke, invokeSync } from './execution.js';
 export type { Status } from './execution.js';

@@ -9,6 +9,8 @@ import {
 } from './store.js';
 import { type ConstExpr, type Import, type Limits, sameFuncType } from './types.js';
 import { FuncRef } from './values.js';
+import { WorkMeter, type WorkSink } from './pieces.js';
+import { runSteps, type Steps } from './steps.js';
 
 export class Instance {
   /** Store function id of each function index. */
@@ -43,7 +45,22 @@ export class Instance {
 
 export type ImportResolver = (imp: Import) => ExternVal | undefined;
 
+/** Instantiates `module` at once: the engine API (see instantiateInSteps). */
 export function instantiate(store: Store, module: CompiledModule, resolve: ImportResolver): Instance {
+  return runSteps(instantiateInSteps(store, module, resolve));
+}
+
+/** How many segments, or elements of a segment's list, to go through between two steps. */
+const ITEMS_PER_STEP = 1024;
+
+/**
+ * Instantiation as a generator that yields between pieces of its work: every
+ * ITEMS_PER_STEP segments or elements, and between the pieces of a large segment's copy
+ * (pieces.ts). Its work is proportional to the module's size and to the memory and tables it
+ * declares, so a caller that looks at the clock at each step (the sandbox does) can keep the
+ * event loop and the run's deadline.
+ */
+export function* instantiateInSteps(store: Store, module: CompiledModule, resolve: ImportResolver): Steps<Instance> {
   const ir = module.ir;
   const imported = ir.imports.map((imp) => {
     const value = resolve(imp);
@@ -65,6 +82,7 @@ export function instantiate(store: Store, module: CompiledModule, resolve: Impor
     const index = module.numImportedFuncs + i;
     const sig = inst.sigIds[defined[i]!]!;
     inst.funcIds[index] = store.addFunction(new FuncInst(module.funcTypes[index]!, sig, inst, index, null));
+    if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
   }
   for (const t of ir.tables) inst.tables.push(new TableInst(store, t, NULL_REF));
   for (const m of ir.memories) inst.memory = new MemoryInst(store, m);
@@ -74,49 +92,65 @@ export function instantiate(store: Store, module: CompiledModule, resolve: Impor
     inst.globals.push(global);
   }
   for (const e of ir.exports) inst.exports.set(e.name, exportedValue(inst, e.kind, e.index));
+  yield;
   const scratch: Halves = { lo: 0, hi: 0 };
   for (const seg of ir.elements) {
     const refs = new Int32Array(seg.init.length);
-    seg.init.forEach((expr, i) => {
-      evalConst(inst, expr, scratch);
+    for (let i = 0; i < refs.length; i++) {
+      evalConst(inst, seg.init[i]!, scratch);
       refs[i] = scratch.lo;
-    });
+      if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+    }
     inst.elemSegments.push(refs);
   }
-  ir.elements.forEach((seg, i) => {
+  const meter = new WorkMeter();
+  for (let i = 0; i < ir.elements.length; i++) {
+    const seg = ir.elements[i]!;
     if (seg.mode === 'active') {
       evalConst(inst, seg.offset!, scratch);
-      initTable(inst, seg.table, i, scratch.lo >>> 0, 0, seg.init.length);
+      initTable(inst, seg.table, i, scratch.lo >>> 0, 0, seg.init.length, meter);
+      yield* paced(meter, i);
     }
     if (seg.mode !== 'passive') inst.elemSegments[i] = EMPTY_REFS;
-  });
-  ir.data.forEach((seg, i) => {
-    if (seg.mode !== 'active') return;
+  }
+  for (let i = 0; i < ir.data.length; i++) {
+    const seg = ir.data[i]!;
+    if (seg.mode !== 'active') continue;
     evalConst(inst, seg.offset!, scratch);
-    initMemory(inst, i, scratch.lo >>> 0, 0, seg.bytes.length);
+    initMemory(inst, i, scratch.lo >>> 0, 0, seg.bytes.length, meter);
     inst.dataSegments[i] = EMPTY_BYTES;
-  });
+    yield* paced(meter, i);
+  }
   if (ir.start !== null) inst.startFunction = new FuncRef(inst.funcIds[ir.start]!);
   return inst;
+}
+
+/** Yields while the `index`th segment's work goes on in pieces, and every ITEMS_PER_STEP segments. */
+function* paced(meter: WorkMeter, index: number): Steps<void> {
+  while (!meter.continuePending()) yield;
+  if (meter.due || index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) {
+    meter.reset();
+    yield;
+  }
 }
 
 const EMPTY_REFS = new Int32Array(0);
 const EMPTY_BYTES = new Uint8Array(0);
 
 /** table.init: copies `n` references of element segment `seg` from `s` to table `t` at `d`. */
-export function initTable(inst: Instance, t: number, seg: number, d: number, s: number, n: number): void {
+export function initTable(inst: Instance, t: number, seg: number, d: number, s: number, n: number, sink: WorkSink): void {
   const table = inst.tables[t]!;
   const refs = inst.elemSegments[seg]!;
   if (s + n > refs.length || d + n > table.size) throw new Trap(TrapKind.TableOutOfBounds);
-  table.elements.set(refs.subarray(s, s + n), d);
+  sink.copy(table.elements, d, refs, s, n);
 }
 
 /** memory.init: copies `n` bytes of data segment `seg` from `s` to memory at `d`. */
-export function initMemory(inst: Instance, seg: number, d: number, s: number, n: number): void {
+export function initMemory(inst: Instance, seg: number, d: number, s: number, n: number, sink: WorkSink): void {
   const bytes = inst.dataSegments[seg]!;
   const memory = inst.memory!;
-  if (s + n > bytes.length || d + n > memory.byteLength) throw new Trap(TrapKind.MemoryOutOfBounds);
-  memory.bytes.set(bytes.subarray(s, s + n), d);
+  if (s + n > bytes.length || d + n > memory.size) throw new Trap(TrapKind.MemoryOutOfBounds);
+  sink.copy(memory.bytes, d, bytes, s, n);
 }
 
 function exportedValue(inst: Instance, kind: string, index: number): ExternVal {

@@ -2,9 +2,10 @@
  * Compiling a module: decode, validate, translate. The result is immutable and may be
  * instantiated any number of times, in any store.
  */
-import { compileFunctions, type CompiledFunctions } from './compiler.js';
+import { compileFunctionsInSteps, type CompiledFunctions, type ModuleContext } from './compiler.js';
+import { runSteps, type Steps } from './steps.js';
 import { signatureKey } from './store.js';
-import { decodeModule } from './decoder.js';
+import { decodeModuleInSteps } from './decoder.js';
 import { declaredFunctionRefs, validateModule } from './module-validator.js';
 import { SIMD_UNSUPPORTED, ValidationError } from './errors.js';
 import { type FuncType, type GlobalType, type ModuleIR, type TableType, V128 } from './types.js';
@@ -17,44 +18,47 @@ export class CompiledModule {
   readonly globalTypes: readonly GlobalType[];
   readonly numImportedGlobals: number;
   readonly numImportedTables: number;
-  readonly functions: CompiledFunctions;
   /** signatureKey of each type index, computed once for every store that instantiates. */
   readonly typeKeys: readonly string[];
 
-  constructor(readonly ir: ModuleIR) {
-    rejectSimd(ir);
-    const funcTypes: FuncType[] = [];
-    const tableTypes: TableType[] = [];
-    const globalTypes: GlobalType[] = [];
-    let memoryCount = 0;
-    for (const imp of ir.imports) {
-      const d = imp.desc;
-      if (d.kind === 'func') funcTypes.push(ir.types[d.typeIndex]!);
-      else if (d.kind === 'table') tableTypes.push(d.type);
-      else if (d.kind === 'global') globalTypes.push(d.type);
-      else memoryCount++;
-    }
-    this.numImportedFuncs = funcTypes.length;
-    this.numImportedTables = tableTypes.length;
-    this.numImportedGlobals = globalTypes.length;
-    for (const t of ir.functions) funcTypes.push(ir.types[t]!);
-    tableTypes.push(...ir.tables);
-    for (const g of ir.globals) globalTypes.push(g.type);
-    memoryCount += ir.memories.length;
-    this.funcTypes = funcTypes;
+  private constructor(readonly ir: ModuleIR, layout: ModuleContext, readonly functions: CompiledFunctions) {
+    this.funcTypes = layout.funcTypes;
+    this.numImportedFuncs = layout.numImportedFuncs;
+    this.tableTypes = layout.tables;
+    this.globalTypes = layout.globals;
+    this.numImportedTables = layout.tables.length - ir.tables.length;
+    this.numImportedGlobals = layout.globals.length - ir.globals.length;
     this.typeKeys = ir.types.map(signatureKey);
-    this.tableTypes = tableTypes;
-    this.globalTypes = globalTypes;
-    this.functions = compileFunctions({
-      ir,
-      funcTypes,
-      numImportedFuncs: this.numImportedFuncs,
-      tables: tableTypes,
-      globals: globalTypes,
-      memoryCount,
-      declaredRefs: declaredFunctionRefs(ir),
-    });
   }
+
+  /** Compiles a decoded and validated module, in steps (compileFunctionsInSteps). */
+  static *inSteps(ir: ModuleIR): Steps<CompiledModule> {
+    rejectSimd(ir);
+    const layout = layoutOf(ir);
+    const functions = yield* compileFunctionsInSteps(layout);
+    return new CompiledModule(ir, layout, functions);
+  }
+}
+
+/** What translating the function bodies needs to know of the module: the index spaces. */
+function layoutOf(ir: ModuleIR): ModuleContext {
+  const funcTypes: FuncType[] = [];
+  const tables: TableType[] = [];
+  const globals: GlobalType[] = [];
+  let memoryCount = 0;
+  for (const imp of ir.imports) {
+    const d = imp.desc;
+    if (d.kind === 'func') funcTypes.push(ir.types[d.typeIndex]!);
+    else if (d.kind === 'table') tables.push(d.type);
+    else if (d.kind === 'global') globals.push(d.type);
+    else memoryCount++;
+  }
+  const numImportedFuncs = funcTypes.length;
+  for (const t of ir.functions) funcTypes.push(ir.types[t]!);
+  tables.push(...ir.tables);
+  for (const g of ir.globals) globals.push(g.type);
+  memoryCount += ir.memories.length;
+  return { ir, funcTypes, numImportedFuncs, tables, globals, memoryCount, declaredRefs: declaredFunctionRefs(ir) };
 }
 
 /**
@@ -71,7 +75,16 @@ function rejectSimd(ir: ModuleIR): void {
 
 /** Decodes, validates and translates a binary module; throws DecodeError or ValidationError. */
 export function compileModule(bytes: Uint8Array): CompiledModule {
-  const ir = decodeModule(bytes);
+  return runSteps(compileModuleInSteps(bytes));
+}
+
+/**
+ * compileModule as steps (steps.ts), each a bounded piece of the work: decoding, the module's
+ * own rules, then the function bodies a few tens of kilobytes at a time.
+ */
+export function* compileModuleInSteps(bytes: Uint8Array): Steps<CompiledModule> {
+  const ir = yield* decodeModuleInSteps(bytes);
   validateModule(ir);
-  return new CompiledModule(ir);
+  yield;
+  return yield* CompiledModule.inSteps(ir);
 }

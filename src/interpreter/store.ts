@@ -11,6 +11,7 @@ import { LinkError } from './errors.js';
 import { EXTERNREF, FUNCREF, type FuncType, type GlobalType, type MemoryType, type TableType, type ValType } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 import type { Instance } from './instance.js';
+import { AT_ONCE, CopyInPieces, FillInPieces, InSequence, type PieceWork, type WorkSink } from './pieces.js';
 
 export const NULL_REF = 0;
 
@@ -51,10 +52,23 @@ export class FuncInst {
   ) {}
 }
 
+/** What a cap refused: see StoreOptions. */
+export type Resource = 'memory' | 'table' | 'memories' | 'tables';
+
 export interface StoreOptions {
+  /** Cap on the bytes of all linear memories of the store together. */
   maxMemoryBytes?: number;
+  /** Cap on the elements of all tables of the store together. */
   maxTableElements?: number;
-  onGrowRefused?: (what: 'memory' | 'table', requested: number) => void;
+  /** Cap on how many memories the store may hold. */
+  maxMemories?: number;
+  /** Cap on how many tables the store may hold. */
+  maxTables?: number;
+  /**
+   * Called whenever one of the caps refuses something, with what it refused and the total the
+   * store would have reached: memory bytes, table elements, memories or tables.
+   */
+  onGrowRefused?: (what: Resource, requested: number) => void;
   maxCallDepth?: number;
 }
 
@@ -67,15 +81,27 @@ export class Store {
   readonly instances: Instance[] = [];
   readonly maxMemoryBytes: number;
   readonly maxTableElements: number;
+  readonly maxMemories: number;
+  readonly maxTables: number;
   readonly maxCallDepth: number;
-  readonly onGrowRefused: ((what: 'memory' | 'table', requested: number) => void) | null;
+  readonly onGrowRefused: ((what: Resource, requested: number) => void) | null;
   fuel = Number.MAX_SAFE_INTEGER;
   epochDeadline = Infinity;
+  /** The largest total of linear memory bytes a memory.grow reached (0 when none grew). */
   peakMemoryBytes = 0;
+  /** What the store holds now, against the caps above. */
+  memoryBytes = 0;
+  tableElements = 0;
+  memoryCount = 0;
+  tableCount = 0;
+  /** Bytes of memory buffers allocated: sizes plus the room kept for growth (MemoryInst). */
+  memoryReserved = 0;
 
   constructor(readonly engine: Engine = new Engine(), options: StoreOptions = {}) {
     this.maxMemoryBytes = options.maxMemoryBytes ?? MAX_PAGES * PAGE_SIZE;
     this.maxTableElements = options.maxTableElements ?? 10_000_000;
+    this.maxMemories = options.maxMemories ?? 10_000;
+    this.maxTables = options.maxTables ?? 10_000;
     this.maxCallDepth = options.maxCallDepth ?? 20_000;
     this.onGrowRefused = options.onGrowRefused ?? null;
   }
@@ -138,68 +164,126 @@ export class Store {
     return WasmValue.externref(id === NULL_REF ? null : this.externs[id]);
   }
 
-  /** Whether a growth to `bytes` bytes fits the store's memory cap; reports a refusal. */
-  admitMemory(bytes: number): boolean {
-    if (bytes <= this.maxMemoryBytes) return true;
-    this.onGrowRefused?.('memory', bytes);
+  /**
+   * Whether `more` of `what` fits its cap beside what the store already holds (`held`);
+   * reports a refusal. Every allocation a guest can cause asks here first.
+   */
+  private admit(what: Resource, held: number, more: number, cap: number): boolean {
+    if (more <= cap - held) return true;
+    this.onGrowRefused?.(what, held + more);
     return false;
   }
 
-  admitTable(elements: number): boolean {
-    if (elements <= this.maxTableElements) return true;
-    this.onGrowRefused?.('table', elements);
-    return false;
+  admitMemoryBytes(more: number): boolean {
+    return this.admit('memory', this.memoryBytes, more, this.maxMemoryBytes);
+  }
+
+  admitTableElements(more: number): boolean {
+    return this.admit('table', this.tableElements, more, this.maxTableElements);
   }
 }
 
+/**
+ * A linear memory. Its buffer may be larger than the memory: growth doubles the room
+ * (`buffer.byteLength`, never past the type's maximum or the store's cap), so growing page by
+ * page copies each byte a constant number of times in all, not once per page. Bytes past
+ * `size` are zero and unreachable: every access is checked against `size`.
+ */
 export class MemoryInst {
   buffer: ArrayBuffer;
   view: DataView;
   bytes: Uint8Array;
   /** The size in bytes, as a plain field: the interpreter reads it after every return. */
-  size: number;
+  size = 0;
   readonly maxPages: number;
 
   constructor(readonly store: Store, readonly type: MemoryType) {
     const pages = type.limits.min;
     this.maxPages = Math.min(type.limits.max ?? MAX_PAGES, MAX_PAGES);
-    if (!store.admitMemory(pages * PAGE_SIZE)) {
+    const bytes = pages * PAGE_SIZE;
+    if (store.memoryCount >= store.maxMemories) {
+      store.onGrowRefused?.('memories', store.memoryCount + 1);
+      throw new LinkError(`a memory beyond the limit of ${store.maxMemories} memories`);
+    }
+    if (!store.admitMemoryBytes(bytes)) {
       throw new LinkError(`memory of ${pages} pages exceeds the limit of ${store.maxMemoryBytes} bytes`);
     }
-    this.buffer = new ArrayBuffer(pages * PAGE_SIZE);
+    store.memoryCount++;
+    this.buffer = new ArrayBuffer(bytes);
+    store.memoryReserved += bytes;
     this.view = new DataView(this.buffer);
     this.bytes = new Uint8Array(this.buffer);
-    this.size = this.buffer.byteLength;
+    this.size = bytes;
+    store.memoryBytes += bytes;
   }
 
   get byteLength(): number {
-    return this.buffer.byteLength;
+    return this.size;
   }
 
   get pages(): number {
-    return this.buffer.byteLength / PAGE_SIZE;
+    return this.size / PAGE_SIZE;
   }
 
-  /** Grows by `delta` pages; returns the old size in pages, or -1 when refused. */
-  grow(delta: number): number {
+  /**
+   * Grows by `delta` pages; returns the old size in pages, or -1 when refused. When the buffer
+   * has no room, a larger one is allocated and the old contents copied through `sink`, which
+   * may do it in pieces: the memory takes its new size when the copy is done.
+   */
+  grow(delta: number, sink: WorkSink = AT_ONCE): number {
     const old = this.pages;
-    const pages = old + delta;
-    if (pages > this.maxPages) return -1;
+    if (delta > this.maxPages - old) return -1;
     if (delta === 0) return old;
-    if (!this.store.admitMemory(pages * PAGE_SIZE)) return -1;
-    let buffer: ArrayBuffer;
-    try {
-      buffer = new ArrayBuffer(pages * PAGE_SIZE);
-    } catch {
-      return -1; // the host could not provide the memory: growth fails, as the spec allows
+    const bytes = (old + delta) * PAGE_SIZE;
+    if (!this.store.admitMemoryBytes(bytes - this.size)) return -1;
+    if (bytes <= this.buffer.byteLength) {
+      this.resize(bytes);
+      return old;
     }
-    new Uint8Array(buffer).set(this.bytes);
-    this.buffer = buffer;
-    this.view = new DataView(buffer);
-    this.bytes = new Uint8Array(buffer);
-    this.size = buffer.byteLength;
-    if (buffer.byteLength > this.store.peakMemoryBytes) this.store.peakMemoryBytes = buffer.byteLength;
+    const buffer = this.allocate(bytes);
+    if (buffer === null) return -1; // the host could not provide the memory: growth fails, as the spec allows
+    const copy = new CopyInPieces(new Uint8Array(buffer), 0, this.bytes, 0, this.size);
+    sink.perform(new InSequence([copy], () => {
+      this.store.memoryReserved += buffer.byteLength - this.buffer.byteLength;
+      this.buffer = buffer;
+      this.view = new DataView(buffer);
+      this.bytes = new Uint8Array(buffer);
+      this.resize(bytes);
+    }), this.size);
     return old;
+  }
+
+  /**
+   * A zeroed buffer for `bytes`: twice the current room where the type's maximum and the
+   * store's cap (less what other memories hold) allow, at least `bytes`; null when the host
+   * has no memory to give.
+   */
+  private allocate(bytes: number): ArrayBuffer | null {
+    const store = this.store;
+    const room = Math.min(
+      2 * this.buffer.byteLength,
+      this.maxPages * PAGE_SIZE,
+      store.maxMemoryBytes - (store.memoryReserved - this.buffer.byteLength),
+    );
+    const capacity = Math.max(bytes, Math.floor(room / PAGE_SIZE) * PAGE_SIZE);
+    try {
+      return new ArrayBuffer(capacity);
+    } catch {
+      if (capacity === bytes) return null;
+      try {
+        return new ArrayBuffer(bytes);
+      } catch {
+        return null;
+      }
+    }
+  }
+
+  /** Sets the size after a growth, keeping the store's total and its peak. */
+  private resize(bytes: number): void {
+    const store = this.store;
+    store.memoryBytes += bytes - this.size;
+    this.size = bytes;
+    if (store.memoryBytes > store.peakMemoryBytes) store.peakMemoryBytes = store.memoryBytes;
   }
 
   read(offset: number, length: number): Uint8Array {
@@ -213,23 +297,35 @@ export class MemoryInst {
   }
 
   private checkRange(offset: number, length: number): void {
-    if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0 || offset + length > this.byteLength) {
-      throw new RangeError(`memory range [${offset}, ${offset + length}) is out of bounds (memory size ${this.byteLength})`);
+    if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0 || offset + length > this.size) {
+      throw new RangeError(`memory range [${offset}, ${offset + length}) is out of bounds (memory size ${this.size})`);
     }
   }
 }
 
+/**
+ * A table of references. Like a memory, its array keeps room to grow into (doubling, never
+ * past the type's maximum or the store's cap); `size` is the table's size.
+ */
 export class TableInst {
   elements: Int32Array;
-  size: number;
+  size = 0;
   readonly maxSize: number;
 
   constructor(readonly store: Store, readonly type: TableType, init: number) {
     const min = type.limits.min;
     this.maxSize = type.limits.max ?? 0xffffffff;
-    if (!store.admitTable(min)) throw new LinkError(`table of ${min} elements exceeds the limit of ${store.maxTableElements}`);
-    this.elements = new Int32Array(Math.max(min, 4)).fill(init);
-    this.size = min;
+    if (store.tableCount >= store.maxTables) {
+      store.onGrowRefused?.('tables', store.tableCount + 1);
+      throw new LinkError(`a table beyond the limit of ${store.maxTables} tables`);
+    }
+    if (!store.admitTableElements(min)) {
+      throw new LinkError(`table of ${min} elements exceeds the limit of ${store.maxTableElements} elements of all tables together`);
+    }
+    store.tableCount++;
+    this.elements = new Int32Array(min);
+    if (init !== 0) this.elements.fill(init);
+    this.resize(min);
   }
 
   get(i: number): WasmValue {
@@ -242,24 +338,42 @@ export class TableInst {
     this.elements[i] = this.store.refToId(v);
   }
 
-  /** Grows by `delta` elements filled with `init` (an engine reference); -1 when refused. */
-  growRaw(delta: number, init: number): number {
+  /**
+   * Grows by `delta` elements filled with `init` (an engine reference); -1 when refused. The
+   * copy into a larger array and the fill go through `sink`, which may do them in pieces.
+   */
+  growRaw(delta: number, init: number, sink: WorkSink = AT_ONCE): number {
     const old = this.size;
     const size = old + delta;
     if (size > this.maxSize || size > 0xffffffff) return -1;
-    if (!this.store.admitTable(size)) return -1;
-    if (size > this.elements.length) {
-      const bigger = new Int32Array(Math.max(size, this.elements.length * 2));
-      bigger.set(this.elements.subarray(0, old));
-      this.elements = bigger;
+    if (!this.store.admitTableElements(delta)) return -1;
+    const works: PieceWork[] = [];
+    let elements = this.elements;
+    if (size > elements.length) {
+      const room = Math.min(2 * elements.length, this.maxSize, this.store.maxTableElements - (this.store.tableElements - old));
+      try {
+        elements = new Int32Array(Math.max(size, room));
+      } catch {
+        return -1;
+      }
+      works.push(new CopyInPieces(elements, 0, this.elements, 0, old));
     }
-    this.elements.fill(init, old, size);
-    this.size = size;
+    // A new array is zeroed, and zero is null; past `size`, an old one is never written.
+    if (init !== 0) works.push(new FillInPieces(elements, old, init, delta));
+    sink.perform(new InSequence(works, () => {
+      this.elements = elements;
+      this.resize(size);
+    }), ((elements !== this.elements ? old : 0) + (init !== 0 ? delta : 0)) * 4);
     return old;
   }
 
   grow(delta: number, init: WasmValue): number {
     return this.growRaw(delta, this.store.refToId(init));
+  }
+
+  private resize(size: number): void {
+    this.store.tableElements += size - this.size;
+    this.size = size;
   }
 }
 

@@ -13,6 +13,7 @@
  * against the watchdog, so a host call still pending at the deadline ends the run at once.
  */
 import { Trap, TrapKind } from '../interpreter/errors.js';
+import type { Steps } from '../interpreter/steps.js';
 import type { WasmValue } from '../interpreter/values.js';
 import type { Watchdog } from '../watchdog/watchdog.js';
 
@@ -70,6 +71,19 @@ export class Pacer {
 
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Runs `steps` (compiling, instantiating: steps.ts) to the end, giving the event loop its turn
+ * whenever a slice's worth of time has passed; `check` runs before every step after the first
+ * (the sandbox checks its deadline there).
+ */
+export async function driveSteps<T>(steps: Steps<T>, pacer: Pacer, check: () => void = () => undefined): Promise<T> {
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done === true) return step.value;
+    await pacer.yieldIfDue(performance.now());
+    check();
+  }
 }
 
 const DEADLINE = Symbol('deadline');

@@ -28,12 +28,22 @@ export const EXIT_CODES: Readonly<Record<SandboxErrorKind, number>> = Object.fre
   Host: 1,
 });
 
+/** The `Limits` field whose cap a `MemoryLimitExceeded` run reached. */
+export type LimitedResource = 'memoryBytes' | 'tableElements' | 'tables' | 'memories';
+
 type ErrorInit =
   | { kind: 'FuelExhausted'; budget: number }
   | { kind: 'Timeout'; millis: number }
-  | { kind: 'MemoryLimitExceeded'; limit: number }
+  | { kind: 'MemoryLimitExceeded'; limit: number; resource: LimitedResource }
   | { kind: 'DisallowedImport'; module: string; name: string }
   | { kind: 'InvalidModule' | 'Export' | 'Trap' | 'Host'; detail: string };
+
+const RESOURCE_UNITS: Readonly<Record<LimitedResource, string>> = {
+  memoryBytes: 'bytes of linear memory',
+  tableElements: 'table elements',
+  tables: 'tables',
+  memories: 'memories',
+};
 
 export class SandboxError extends Error {
   /** Why the run stopped. */
@@ -49,8 +59,10 @@ export class SandboxError extends Error {
   readonly budget?: number;
   /** Timeout: the configured deadline in milliseconds. */
   readonly millis?: number;
-  /** MemoryLimitExceeded: the configured memory cap in bytes. */
+  /** MemoryLimitExceeded: the cap that was reached (in bytes for `memoryBytes`). */
   readonly limit?: number;
+  /** MemoryLimitExceeded: which cap — the `Limits` field. */
+  readonly resource?: LimitedResource;
   /** DisallowedImport: the import's module name, e.g. `env`. */
   readonly module?: string;
   /**
@@ -69,7 +81,10 @@ export class SandboxError extends Error {
     switch (init.kind) {
       case 'FuelExhausted': this.budget = init.budget; break;
       case 'Timeout': this.millis = init.millis; break;
-      case 'MemoryLimitExceeded': this.limit = init.limit; break;
+      case 'MemoryLimitExceeded':
+        this.limit = init.limit;
+        this.resource = init.resource;
+        break;
       case 'DisallowedImport':
         this.module = init.module;
         Object.defineProperty(this, 'name', { value: init.name, enumerable: true, writable: false, configurable: true });
@@ -95,9 +110,17 @@ export class SandboxError extends Error {
   }
 
   static memoryLimitExceeded(limit: number, fuelConsumed = 0): SandboxError {
+    return SandboxError.limitExceeded('memoryBytes', limit, fuelConsumed);
+  }
+
+  /**
+   * A cap of `Limits` reached: linear memory bytes (sandboxd's message), table elements, or
+   * the number of tables or memories. All are kind `MemoryLimitExceeded`; `resource` says which.
+   */
+  static limitExceeded(resource: LimitedResource, limit: number, fuelConsumed = 0): SandboxError {
     return new SandboxError(
-      { kind: 'MemoryLimitExceeded', limit },
-      `memory limit exceeded: the module requested more than ${limit} bytes of linear memory`,
+      { kind: 'MemoryLimitExceeded', limit, resource },
+      `memory limit exceeded: the module requested more than ${limit} ${RESOURCE_UNITS[resource]}`,
       fuelConsumed,
     );
   }

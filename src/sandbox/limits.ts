@@ -8,7 +8,10 @@
  * - `memoryBytes` caps linear memory, `tableElements` caps tables: growth past either is
  *   refused (`memory.grow` returns -1) and the run, if it then fails, fails with
  *   `MemoryLimitExceeded`.
- * - `instances` caps how many instances a run may create (a module is one instance).
+ * - `instances` caps how many instances a run may create (a module is one instance);
+ *   `tables` and `memories` cap how many tables and memories it may hold (wasmtime's
+ *   `StoreLimits` defaults, 10,000 each). Like the memory and table caps, these are checked
+ *   before anything is allocated, so a refused module costs nothing.
  */
 
 export interface LimitsOptions {
@@ -22,6 +25,10 @@ export interface LimitsOptions {
   tableElements?: number;
   /** How many instances a run may create (default 1). */
   instances?: number;
+  /** How many tables a run may hold, all instances together (default 10,000). */
+  tables?: number;
+  /** How many linear memories a run may hold, all instances together (default 10,000). */
+  memories?: number;
 }
 
 export const DEFAULT_FUEL = 100_000_000;
@@ -29,6 +36,8 @@ export const DEFAULT_TIMEOUT_MS = 1_000;
 export const DEFAULT_MEMORY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_TABLE_ELEMENTS = 10_000;
 export const DEFAULT_INSTANCES = 1;
+export const DEFAULT_TABLES = 10_000;
+export const DEFAULT_MEMORIES = 10_000;
 
 export class Limits implements Required<Omit<LimitsOptions, 'fuel'>> {
   readonly fuel: number;
@@ -36,6 +45,8 @@ export class Limits implements Required<Omit<LimitsOptions, 'fuel'>> {
   readonly memoryBytes: number;
   readonly tableElements: number;
   readonly instances: number;
+  readonly tables: number;
+  readonly memories: number;
 
   /** Throws `RangeError`/`TypeError` on a negative, fractional or non-numeric limit. */
   constructor(options: LimitsOptions = {}) {
@@ -47,10 +58,12 @@ export class Limits implements Required<Omit<LimitsOptions, 'fuel'>> {
     this.memoryBytes = nonNegative('memoryBytes', options.memoryBytes, DEFAULT_MEMORY_BYTES, { integer: true, infinite: false });
     this.tableElements = nonNegative('tableElements', options.tableElements, DEFAULT_TABLE_ELEMENTS, { integer: true, infinite: false });
     this.instances = nonNegative('instances', options.instances, DEFAULT_INSTANCES, { integer: true, infinite: false });
+    this.tables = nonNegative('tables', options.tables, DEFAULT_TABLES, { integer: true, infinite: false });
+    this.memories = nonNegative('memories', options.memories, DEFAULT_MEMORIES, { integer: true, infinite: false });
     Object.freeze(this);
   }
 
-  /** sandboxd's defaults: fuel 100,000,000, 1,000 ms, 16 MiB, 10,000 table elements, 1 instance. */
+  /** sandboxd's defaults: fuel 100,000,000, 1,000 ms, 16 MiB, 10,000 table elements, 1 instance; 10,000 tables and memories. */
   static default(): Limits {
     return new Limits();
   }
@@ -73,6 +86,8 @@ export class Limits implements Required<Omit<LimitsOptions, 'fuel'>> {
       memoryBytes: this.memoryBytes,
       tableElements: this.tableElements,
       instances: this.instances,
+      tables: this.tables,
+      memories: this.memories,
     };
   }
 }

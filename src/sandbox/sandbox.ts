@@ -15,7 +15,8 @@
  * the deny-by-default host ABI — and every failure is a `SandboxError` naming the fence.
  */
 import { DecodeError, ValidationError } from '../interpreter/errors.js';
-import { compileModule } from '../interpreter/index.js';
+import { compileModuleInSteps } from '../interpreter/index.js';
+import { Pacer, driveSteps } from './driver.js';
 import type { ExternKind } from '../interpreter/types.js';
 import { HostAbi } from '../host/abi.js';
 import { GuestMemory } from '../host/memory.js';
@@ -134,12 +135,13 @@ export class Sandbox {
   /**
    * Decodes and validates a module once: `.wasm` bytes, `.wat` bytes or `.wat` text (the
    * text through wabt, with the WebAssembly 2.0 features). Rejects with `SandboxError` kind
-   * `InvalidModule` (or `Host` for an internal fault).
+   * `InvalidModule` (or `Host` for an internal fault). A binary module compiles in steps, with
+   * the event loop given its turn between them.
    */
   async compile(bytes: Uint8Array | ArrayBuffer | string): Promise<CompiledModule> {
     try {
       const binary = await toBinary(bytes);
-      return CompiledModule.wrap(compileModule(binary));
+      return CompiledModule.wrap(await driveSteps(compileModuleInSteps(binary), new Pacer()));
     } catch (e) {
       throw compileError(e);
     }

@@ -9,14 +9,15 @@
  * consumed, and turns whatever was thrown into a `SandboxError`.
  */
 import { DecodeError, LinkError, Trap, TrapKind, ValidationError } from '../interpreter/errors.js';
-import { Engine, Store, instantiate, invoke } from '../interpreter/index.js';
+import { Engine, Store, instantiate, instantiateInSteps, invoke } from '../interpreter/index.js';
+import type { Resource } from '../interpreter/store.js';
 import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type FuncType, type Import, type ModuleIR, type ValType, sameFuncType, valTypeName } from '../interpreter/types.js';
 import { FuncRef, WasmValue } from '../interpreter/values.js';
 import { HostFunctionError, HostTrap, type HostAbi, type HostBinding } from '../host/abi.js';
 import { GuestMemory, GuestMemoryError, type EngineMemory } from '../host/memory.js';
 import { Watchdog } from '../watchdog/watchdog.js';
-import { Pacer, drive } from './driver.js';
-import { SandboxError } from './errors.js';
+import { Pacer, drive, driveSteps } from './driver.js';
+import { type LimitedResource, SandboxError } from './errors.js';
 import type { Limits } from './limits.js';
 import { Value } from './value.js';
 
@@ -30,8 +31,8 @@ export class Session implements HostBinding {
   readonly engine = new Engine();
   readonly store: InstanceType<typeof Store>;
   readonly pacer = new Pacer();
-  /** Set when a memory or table growth was refused by a cap during the current frame. */
-  growRefused = false;
+  /** The cap that refused a growth or an allocation during the current frame, if any. */
+  refused: LimitedResource | null = null;
   instance: EngineInstance | null = null;
   memory: GuestMemory | null = null;
   private readonly imports = new Map<Import, FuncRef>();
@@ -71,18 +72,15 @@ export class Session implements HostBinding {
     if (limits.instances < 1) {
       throw SandboxError.host(`instantiation failed: the limits allow ${limits.instances} instances and the module needs 1`);
     }
-    for (const m of ir.memories) {
-      if (m.limits.min * PAGE_SIZE > limits.memoryBytes) throw SandboxError.memoryLimitExceeded(limits.memoryBytes);
-    }
-    for (const t of ir.tables) {
-      if (t.limits.min > limits.tableElements) throw SandboxError.memoryLimitExceeded(limits.memoryBytes);
-    }
+    refuseOverLimits(ir, limits);
 
     this.store = new Store(this.engine, {
       maxMemoryBytes: limits.memoryBytes,
       maxTableElements: limits.tableElements,
-      onGrowRefused: () => {
-        this.growRefused = true;
+      maxMemories: limits.memories,
+      maxTables: limits.tables,
+      onGrowRefused: (what) => {
+        this.refused = REFUSED_LIMIT[what];
       },
     });
     for (const [imp, grant] of grants) {
@@ -111,7 +109,7 @@ export class Session implements HostBinding {
   async frame<T>(body: () => Promise<T>): Promise<{ value: T; fuelConsumed: number }> {
     const { store, engine, limits } = this;
     store.fuel = limits.fuel;
-    this.growRefused = false;
+    this.refused = null;
     store.epochDeadline = engine.epoch + 1;
     this.inFrame = true;
     this.watchdog = Watchdog.arm(engine, limits.timeoutMs);
@@ -129,9 +127,16 @@ export class Session implements HostBinding {
     }
   }
 
-  /** Instantiates the module and runs its start function, if any (inside a frame). */
+  /**
+   * Instantiates the module and runs its start function, if any (inside a frame). Segment
+   * initialisation goes in steps (instantiateInSteps), with the clock looked at between them:
+   * the event loop gets its turns, and the deadline holds.
+   */
   async instantiate(): Promise<void> {
-    const instance = instantiate(this.store, this.module, (imp) => this.imports.get(imp));
+    const { store, engine } = this;
+    const instance = await driveSteps(instantiateInSteps(store, this.module, (imp) => this.imports.get(imp)), this.pacer, () => {
+      if (engine.epoch >= store.epochDeadline) throw new Trap(TrapKind.Interrupt);
+    });
     this.instance = instance;
     const memoryExport = this.module.ir.exports.find((e) => e.name === 'memory' && e.kind === 'memory');
     if (memoryExport !== undefined) {
@@ -190,7 +195,7 @@ export class Session implements HostBinding {
     }
     // A refused growth explains whatever failure follows it (a trap on -1, an out-of-bounds
     // access past the memory the guest did not get, even running out of fuel or time).
-    if (this.growRefused) return SandboxError.memoryLimitExceeded(limits.memoryBytes, fuel);
+    if (this.refused !== null) return SandboxError.limitExceeded(this.refused, limits[this.refused], fuel);
     if (e instanceof Trap) {
       if (e.kind === TrapKind.OutOfFuel) return SandboxError.fuelExhausted(limits.fuel, limits.fuel);
       if (e.kind === TrapKind.Interrupt) return SandboxError.timeout(limits.timeoutMs, fuel);
@@ -204,6 +209,29 @@ export class Session implements HostBinding {
     const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     return SandboxError.host(`internal error: ${message}`, fuel, e);
   }
+}
+
+/** The `Limits` field behind each of the store's caps. */
+const REFUSED_LIMIT: Readonly<Record<Resource, LimitedResource>> = {
+  memory: 'memoryBytes',
+  table: 'tableElements',
+  memories: 'memories',
+  tables: 'tables',
+};
+
+/**
+ * Refuses, before the store allocates anything, a module whose declared memories or tables
+ * (their number, or the sum of their minimum sizes) exceed the limits.
+ */
+function refuseOverLimits(ir: ModuleIR, limits: Limits): void {
+  if (ir.memories.length > limits.memories) throw SandboxError.limitExceeded('memories', limits.memories);
+  if (ir.tables.length > limits.tables) throw SandboxError.limitExceeded('tables', limits.tables);
+  let bytes = 0;
+  for (const m of ir.memories) bytes += m.limits.min * PAGE_SIZE;
+  if (bytes > limits.memoryBytes) throw SandboxError.memoryLimitExceeded(limits.memoryBytes);
+  let elements = 0;
+  for (const t of ir.tables) elements += t.limits.min;
+  if (elements > limits.tableElements) throw SandboxError.limitExceeded('tableElements', limits.tableElements);
 }
 
 let ended: AbortSignal | null = null;

@@ -1,0 +1,208 @@
+/**
+ * The fences against guests that are cheap in fuel and expensive for the host (issue 8's
+ * table): growth storms, bulk-memory storms, table bombs and giant modules. Each must end
+ * within its deadline + 15 ms, with the event loop never blocked for more than 10 ms, and
+ * nothing the guest asks for may be allocated past the limits.
+ *
+ * Timing assertions depend on the machine; a run that loses its core to another process can
+ * miss by a few milliseconds, so those tests are retried twice.
+ */
+import { describe, expect, it } from 'vitest';
+import { Limits, Sandbox, SandboxError, Value } from '../src/index.js';
+import { Engine, Store, compileModule, instantiate, invokeSync, type FuncRef, MemoryInst } from '../src/interpreter/index.js';
+import { fixture } from './helpers/sandbox.js';
+import { giantModule, measured, tableBomb } from './helpers/hostile.js';
+
+const MiB = 1 << 20;
+const OVERSHOOT_MS = 15;
+const BLOCKED_MS = 10;
+/** The interval timer that measures the event loop ticks every millisecond. */
+const TICK_MS = 1;
+const timing = { retry: 2 };
+
+async function timedRun(source: string | Uint8Array, name: string, args: Value[], limits: Limits) {
+  const sandbox = Sandbox.denyAll();
+  const module = await sandbox.compile(source);
+  return measured(() => sandbox.run(module, name, args, limits));
+}
+
+function kindOf(error: unknown): string {
+  expect(error).toBeInstanceOf(SandboxError);
+  return (error as SandboxError).kind;
+}
+
+describe('growth storms', () => {
+  it('growing page by page to a 16 MiB cap takes under 50 ms (growth keeps room, no copy per page)', timing, () => {
+    const store = new Store(new Engine(), { maxMemoryBytes: 16 * MiB });
+    const memory = new MemoryInst(store, { limits: { min: 0, max: null } });
+    const start = performance.now();
+    while (memory.grow(1) !== -1) {
+      // grow until the cap refuses
+    }
+    const ms = performance.now() - start;
+    expect(memory.pages).toBe(256);
+    expect(ms).toBeLessThan(50);
+  });
+
+  it('a buffer never outgrows the cap: the room kept for growth stays within it', () => {
+    const store = new Store(new Engine(), { maxMemoryBytes: 5 * 65536 + 1 });
+    const memory = new MemoryInst(store, { limits: { min: 1, max: null } });
+    while (memory.grow(1) !== -1) {
+      expect(memory.buffer.byteLength).toBeLessThanOrEqual(5 * 65536);
+    }
+    expect(memory.pages).toBe(5);
+    expect(store.memoryReserved).toBeLessThanOrEqual(5 * 65536);
+  });
+
+  it('at the default 16 MiB cap and a 200 ms deadline, ends within the deadline', timing, async () => {
+    const out = await timedRun(fixture('growth_storm'), 'run', [], new Limits({ timeoutMs: 200 }));
+    if (out.error === undefined) expect(out.value!.values[0]!.value).toBe(256);
+    else expect(kindOf(out.error)).toBe('Timeout');
+    expect(out.ms).toBeLessThan(200 + OVERSHOOT_MS);
+    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+  });
+
+  it('at a 512 MiB cap and a 200 ms deadline, ends by Timeout within deadline + 15 ms', timing, async () => {
+    const out = await timedRun(fixture('growth_storm'), 'run', [], new Limits({ timeoutMs: 200, memoryBytes: 512 * MiB }));
+    expect(kindOf(out.error)).toBe('Timeout');
+    expect(out.ms).toBeGreaterThanOrEqual(199);
+    expect(out.ms).toBeLessThan(200 + OVERSHOOT_MS);
+    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+  });
+});
+
+describe('bulk-memory storms', () => {
+  const storms: Array<[string, string, number, Partial<ConstructorParameters<typeof Limits>[0]>]> = [
+    ['memory.fill of 16 MiB in a loop', 'fill', 16 * MiB, {}],
+    ['memory.copy of 8 MiB in a loop', 'copy', 8 * MiB, {}],
+    ['memory.fill of 256 MiB in a loop, 256 MiB cap', 'fill', 256 * MiB, { memoryBytes: 256 * MiB }],
+    ['memory.copy of 128 MiB in a loop, 256 MiB cap', 'copy', 128 * MiB, { memoryBytes: 256 * MiB }],
+  ];
+  for (const [what, name, bytes, limits] of storms) {
+    it(`${what}: Timeout within 100 + 15 ms, the event loop never blocked for 10 ms`, timing, async () => {
+      const out = await timedRun(fixture('bulk_storm'), name, [Value.i32(bytes | 0)], new Limits({ fuel: 1e15, timeoutMs: 100, ...limits }));
+      expect(kindOf(out.error)).toBe('Timeout');
+      expect(out.ms).toBeLessThan(100 + OVERSHOOT_MS);
+      expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+    });
+  }
+
+  it('a storm in a start function is held by the same fence', timing, async () => {
+    const wat = `(module (memory 256) (func $start (loop $l (memory.fill (i32.const 0) (i32.const 1) (i32.const 0x1000000)) (br $l))) (start $start) (func (export "run")))`;
+    const out = await timedRun(wat, 'run', [], new Limits({ fuel: 1e15, timeoutMs: 100 }));
+    expect(kindOf(out.error)).toBe('Timeout');
+    expect(out.ms).toBeLessThan(100 + OVERSHOOT_MS);
+    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+  });
+
+  it('pieces of one instruction keep its meaning: an overlapping 3 MiB copy forwards and backwards', () => {
+    const wat = `(module (memory (export "memory") 128)
+      (func (export "up") (memory.copy (i32.const 1000) (i32.const 0) (i32.const 0x300000)))
+      (func (export "down") (memory.copy (i32.const 0) (i32.const 1000) (i32.const 0x300000))))`;
+    return (async () => {
+      const binary = await import('../src/sandbox/wat.js').then((m) => m.toBinary(wat));
+      for (const name of ['up', 'down']) {
+        const store = new Store();
+        const inst = instantiate(store, compileModule(binary), () => undefined);
+        const memory = inst.exports.get('memory') as MemoryInst;
+        const pattern = new Uint8Array(0x300000 + 2000).map((_, i) => (i * 7 + (i >> 11)) & 0xff);
+        memory.write(0, pattern);
+        const expected = new Uint8Array(pattern);
+        if (name === 'up') expected.copyWithin(1000, 0, 0x300000);
+        else expected.copyWithin(0, 1000, 1000 + 0x300000);
+        invokeSync(store, inst.exports.get(name) as FuncRef, []);
+        expect(Buffer.compare(memory.read(0, expected.length), expected)).toBe(0);
+      }
+    })();
+  });
+});
+
+describe('table bombs and counts', () => {
+  it('20,000 tables of 10,000 elements (80 KB) are refused before anything is allocated', async () => {
+    const bomb = tableBomb(20_000, 10_000);
+    expect(bomb.length).toBeLessThan(100_000);
+    const before = process.memoryUsage();
+    const out = await measured(() => Sandbox.denyAll().run(bomb, 'run', []));
+    const error = out.error as SandboxError;
+    expect(kindOf(error)).toBe('MemoryLimitExceeded');
+    expect(error.resource).toBe('tables');
+    expect(error.message).toBe('memory limit exceeded: the module requested more than 10000 tables');
+    expect(error.fuelConsumed).toBe(0);
+    const grown = process.memoryUsage().rss - before.rss;
+    expect(grown).toBeLessThan(64 * MiB);
+  });
+
+  it('tables within the count but over the elements of all tables together are refused, naming table elements', async () => {
+    const error = (await measured(() => Sandbox.denyAll().run(tableBomb(2, 6_000), 'run', []))).error as SandboxError;
+    expect(kindOf(error)).toBe('MemoryLimitExceeded');
+    expect(error.resource).toBe('tableElements');
+    expect(error.message).toBe('memory limit exceeded: the module requested more than 10000 table elements');
+  });
+
+  it('the store counts tables and elements across instances and growth', () => {
+    const store = new Store(new Engine(), { maxTableElements: 10, maxTables: 2 });
+    const module = compileModule(tableBomb(1, 6));
+    instantiate(store, module, () => undefined);
+    expect(store.tableElements).toBe(6);
+    expect(() => instantiate(store, module, () => undefined)).toThrow(/limit of 10 elements/);
+    const small = compileModule(tableBomb(1, 1));
+    instantiate(store, small, () => undefined);
+    expect(() => instantiate(store, small, () => undefined)).toThrow(/limit of 2 tables/);
+  });
+
+  it('a table grown by millions in one instruction is done in pieces and keeps the deadline', timing, async () => {
+    const wat = `(module (table $t 0 funcref) (func $f) (elem declare func $f)
+      (func (export "run") (result i32) (drop (table.grow $t (ref.func $f) (i32.const 50000000))) (loop $l (table.fill $t (i32.const 0) (ref.func $f) (table.size $t)) (br $l)) (i32.const 0)))`;
+    const out = await timedRun(wat, 'run', [], new Limits({ fuel: 1e15, timeoutMs: 100, tableElements: 50_000_000 }));
+    expect(kindOf(out.error)).toBe('Timeout');
+    expect(out.ms).toBeLessThan(100 + OVERSHOOT_MS);
+    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+  });
+});
+
+describe('giant modules', () => {
+  it('compiling a 6 MB module of 4,000 functions never blocks the event loop for 10 ms', timing, async () => {
+    const module = giantModule(4_000, 1_500);
+    expect(module.length).toBeGreaterThan(6_000_000);
+    const out = await measured(() => Sandbox.denyAll().compile(module));
+    expect(out.error).toBeUndefined();
+    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+  });
+
+  it('a single 5 MB function compiles in pieces too', timing, async () => {
+    const module = giantModule(1, 5_000_000);
+    const out = await measured(() => Sandbox.denyAll().compile(module));
+    expect(out.error).toBeUndefined();
+    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+  });
+
+  it('large data segments are copied in pieces at instantiation, within the deadline', timing, async () => {
+    // 8 MiB of data, applied to memory at instantiation.
+    const data = new Uint8Array(8 * MiB).fill(0x61);
+    const head = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+    const sectionOf = (id: number, bytes: number[]) => [id, ...leb(bytes.length), ...bytes];
+    function leb(n: number): number[] {
+      const out: number[] = [];
+      do {
+        let b = n & 0x7f;
+        n >>>= 7;
+        if (n) b |= 0x80;
+        out.push(b);
+      } while (n);
+      return out;
+    }
+    const mem = sectionOf(5, [0x01, 0x00, 0x80, 0x02]); // 256 pages
+    const dataHeader = [0x01, 0x00, 0x41, 0x00, 0x0b, ...leb(data.length)];
+    const dataSection = [0x0b, ...leb(dataHeader.length + data.length), ...dataHeader];
+    const bytes = new Uint8Array(head.length + mem.length + dataSection.length + data.length);
+    bytes.set([...head, ...mem, ...dataSection]);
+    bytes.set(data, head.length + mem.length + dataSection.length);
+    const sandbox = Sandbox.denyAll();
+    const module = await sandbox.compile(bytes);
+    for (let i = 0; i < 3; i++) {
+      const out = await measured(() => sandbox.instantiate(module));
+      expect(out.error).toBeUndefined();
+      expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Hostile guests that are cheap in fuel and expensive for the host, and the measurements the
+ * fence tests make of them: how long a run takes and how long the event loop waited.
+ */
+
+/** LEB128 of a non-negative integer. */
+export function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n % 128;
+    n = Math.floor(n / 128);
+    if (n > 0) b |= 0x80;
+    out.push(b);
+  } while (n > 0);
+  return out;
+}
+
+/** A section: id, size, contents. */
+export function section(id: number, contents: number[]): number[] {
+  return [id, ...uleb(contents.length), ...contents];
+}
+
+const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+
+/** A module with `count` tables of `elements` funcrefs each (20,000 × 10,000 is 80 KB). */
+export function tableBomb(count: number, elements: number): Uint8Array {
+  const table = [0x70, 0x00, ...uleb(elements)];
+  const tables: number[] = [...uleb(count)];
+  for (let i = 0; i < count; i++) tables.push(...table);
+  return new Uint8Array([...HEADER, ...section(4, tables)]);
+}
+
+/**
+ * A module of `functions` functions of about `bodyBytes` bytes each, every one a chain of
+ * i32 arithmetic on its parameter, and an export `f0`: a giant module to compile.
+ */
+export function giantModule(functions: number, bodyBytes: number): Uint8Array {
+  const type = section(1, [0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f]);
+  const funcs = section(3, [...uleb(functions), ...new Array<number>(functions).fill(0)]);
+  const exp = section(7, [0x01, 0x02, 0x66, 0x30, 0x00, 0x00]);
+  // local.get 0, then (i32.const 7, i32.add, i32.const 3, i32.xor) repeated, then end.
+  const step = [0x41, 0x07, 0x6a, 0x41, 0x03, 0x73];
+  const ops: number[] = [0x20, 0x00];
+  while (ops.length + step.length < bodyBytes - 2) ops.push(...step);
+  const body = [0x00, ...ops, 0x0b];
+  const oneBody = [...uleb(body.length), ...body];
+  const code: number[] = [...uleb(functions)];
+  const out = new Uint8Array(HEADER.length + type.length + funcs.length + exp.length + 6 + code.length + functions * oneBody.length);
+  let at = 0;
+  for (const part of [HEADER, type, funcs, exp]) {
+    out.set(part, at);
+    at += part.length;
+  }
+  const codeContents = code.length + functions * oneBody.length;
+  const header = [0x0a, ...uleb(codeContents)];
+  out.set(header, at);
+  at += header.length;
+  out.set(code, at);
+  at += code.length;
+  for (let i = 0; i < functions; i++) {
+    out.set(oneBody, at);
+    at += oneBody.length;
+  }
+  return out.subarray(0, at);
+}
+
+/**
+ * Runs `body` while a 1 ms interval timer measures the event loop: resolves with its outcome,
+ * how long it took, and the longest gap between two ticks of the timer (a blocked loop).
+ */
+export async function measured<T>(body: () => Promise<T>): Promise<{ value?: T; error?: unknown; ms: number; longestGapMs: number }> {
+  let last = performance.now();
+  let longestGapMs = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longestGapMs = Math.max(longestGapMs, now - last);
+    last = now;
+  }, 1);
+  const start = performance.now();
+  try {
+    const value = await body();
+    return { value, ms: performance.now() - start, longestGapMs: Math.max(longestGapMs, performance.now() - last) };
+  } catch (error) {
+    return { error, ms: performance.now() - start, longestGapMs: Math.max(longestGapMs, performance.now() - last) };
+  } finally {
+    clearInterval(timer);
+  }
+}
