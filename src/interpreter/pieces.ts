@@ -16,23 +16,24 @@
  *   must map each page, far less where it is warm).
  */
 
-/** The most bytes one piece of an instruction moves, fills or zeroes. */
+/**
+ * The most bytes one piece of an instruction moves, fills or zeroes, and the bulk work after
+ * which an execution pauses: the default of `WorkMeter.pieceBytes`, which a driver lowers when
+ * many runs share the event loop.
+ */
 export const PIECE_BYTES = 1 << 20;
-
-/** Bytes of bulk work after which the execution pauses at the next instruction boundary. */
-export const WORK_PER_PAUSE = 1 << 20;
 
 /** The rest of an instruction's work, done a piece at a time. */
 export interface PieceWork {
-  /** Does the next piece; returns true when the whole instruction is done. */
-  step(): boolean;
+  /** Does the next piece, of at most `bytes` bytes; returns true when the whole instruction is done. */
+  step(bytes: number): boolean;
 }
 
 export type Elements = Uint8Array | Int32Array;
 
-/** How many elements of `array` make one piece. */
-function pieceOf(array: Elements): number {
-  return PIECE_BYTES / array.BYTES_PER_ELEMENT;
+/** How many elements of `array` make a piece of `bytes` bytes (at least one). */
+function pieceOf(array: Elements, bytes: number): number {
+  return Math.max(1, Math.floor(bytes / array.BYTES_PER_ELEMENT));
 }
 
 /**
@@ -59,8 +60,8 @@ export class CopyInPieces implements PieceWork {
     private readonly n: number,
   ) {}
 
-  step(): boolean {
-    const m = Math.min(pieceOf(this.dst), this.n - this.done);
+  step(bytes: number): boolean {
+    const m = Math.min(pieceOf(this.dst, bytes), this.n - this.done);
     const at = this.dst === this.src && this.d > this.s ? this.n - this.done - m : this.done;
     copyElements(this.dst, this.d + at, this.src, this.s + at, m);
     this.done += m;
@@ -79,8 +80,8 @@ export class FillInPieces implements PieceWork {
     private readonly n: number,
   ) {}
 
-  step(): boolean {
-    const m = Math.min(pieceOf(this.dst), this.n - this.done);
+  step(bytes: number): boolean {
+    const m = Math.min(pieceOf(this.dst, bytes), this.n - this.done);
     this.dst.fill(this.value, this.d + this.done, this.d + this.done + m);
     this.done += m;
     return this.done === this.n;
@@ -93,9 +94,9 @@ export class InSequence implements PieceWork {
 
   constructor(private readonly works: readonly PieceWork[], private readonly onDone: () => void) {}
 
-  step(): boolean {
+  step(bytes: number): boolean {
     if (this.next < this.works.length) {
-      if (this.works[this.next]!.step()) this.next++;
+      if (this.works[this.next]!.step(bytes)) this.next++;
       if (this.next < this.works.length) return false; // one piece per step
     }
     this.onDone();
@@ -122,8 +123,8 @@ export const AT_ONCE: WorkSink = {
     dst.fill(value, d, d + n);
   },
   perform(work: PieceWork): void {
-    while (!work.step()) {
-      // one piece per step
+    while (!work.step(Infinity)) {
+      // InSequence does one of its works per step
     }
   },
 };
@@ -139,6 +140,8 @@ export class WorkMeter implements WorkSink {
   private bytes = 0;
   /** Whether the work so far calls for a pause now: there is pending work, or enough done. */
   due = false;
+  /** The size of a piece, and the work done at once after which the execution pauses. */
+  pieceBytes = PIECE_BYTES;
 
   copy(dst: Elements, d: number, src: Elements, s: number, n: number): void {
     if (this.small(n * dst.BYTES_PER_ELEMENT)) copyElements(dst, d, src, s, n);
@@ -158,12 +161,12 @@ export class WorkMeter implements WorkSink {
   /** Counts `bytes` of work done elsewhere (a large frame zeroed on a call). */
   note(bytes: number): void {
     this.bytes += bytes;
-    if (this.bytes >= WORK_PER_PAUSE) this.due = true;
+    if (this.bytes >= this.pieceBytes) this.due = true;
   }
 
   /** Counts `bytes` of work if it is to be done at once; otherwise marks the pause due. */
   private small(bytes: number): boolean {
-    if (bytes > PIECE_BYTES) {
+    if (bytes > this.pieceBytes) {
       this.due = true;
       return false;
     }
@@ -180,7 +183,7 @@ export class WorkMeter implements WorkSink {
   /** Does the next piece of pending work; returns true when none is left. */
   continuePending(): boolean {
     if (this.pending === null) return true;
-    if (!this.pending.step()) return false;
+    if (!this.pending.step(this.pieceBytes)) return false;
     this.pending = null;
     return true;
   }

@@ -20,6 +20,8 @@ import type { Watchdog } from '../watchdog/watchdog.js';
 /** What the driver needs of an engine execution (docs/engine-api.md, `Execution`). */
 export interface DrivableExecution {
   sliceFuel: number;
+  /** The size of a piece of a long instruction (pieces.ts). */
+  readonly meter: { pieceBytes: number };
   resume(): 'done' | 'paused' | 'pending';
   readonly results: WasmValue[] | readonly WasmValue[];
   readonly pending: Promise<unknown> | PromiseLike<unknown> | null | undefined;
@@ -32,6 +34,30 @@ export interface FuelGauge {
 
 /** Aim for slices of about this long (ms), so the event loop never waits much longer. */
 export const TARGET_SLICE_MS = 1;
+/**
+ * With many runs in flight, each yields through `setImmediate` and the event loop runs all of
+ * them before it looks at its timers again: a round of every run's slice. Slices shrink so
+ * that a round stays within this (ms), down to MIN_SLICE_MS: the watchdogs' timers get their
+ * turn, and every run sees its deadline, with a thousand runs as with one.
+ */
+export const ROUND_MS = 5;
+export const MIN_SLICE_MS = 0.005;
+
+/** Runs being driven now, in this process. */
+let activeRuns = 0;
+
+/** How long a slice should last now: TARGET_SLICE_MS, shorter when many runs share the loop. */
+export function sliceMs(): number {
+  return Math.max(MIN_SLICE_MS, Math.min(TARGET_SLICE_MS, ROUND_MS / Math.max(1, activeRuns)));
+}
+
+/** Pieces shrink with the slice: 1 MiB takes about a millisecond where pages are fresh. */
+const PIECE_BYTES_PER_MS = 1 << 20;
+const MIN_PIECE_BYTES = 16 * 1024;
+
+function pieceBytes(): number {
+  return Math.max(MIN_PIECE_BYTES, Math.round(PIECE_BYTES_PER_MS * sliceMs()));
+}
 export const INITIAL_SLICE_FUEL = 10_000;
 export const MIN_SLICE_FUEL = 1_000;
 export const MAX_SLICE_FUEL = 100_000_000;
@@ -51,19 +77,21 @@ export class Pacer {
   /** Adjusts the slice after a `resume()` that spent `spent` fuel in `elapsedMs`. */
   adapt(spent: number, elapsedMs: number, exhausted: boolean): void {
     if (!exhausted) return; // ended early (host call, completion): says little about the rate
+    const target = sliceMs();
     let next: number;
-    if (elapsedMs <= TARGET_SLICE_MS / 8) next = this.sliceFuel * 4;
-    else next = (spent / elapsedMs) * TARGET_SLICE_MS;
+    if (elapsedMs <= target / 8) next = this.sliceFuel * 4;
+    else next = (spent / elapsedMs) * target;
     next = Math.min(next, this.sliceFuel * 4);
     next = Math.max(next, this.sliceFuel / 4);
     this.sliceFuel = Math.round(Math.min(MAX_SLICE_FUEL, Math.max(MIN_SLICE_FUEL, next)));
   }
 
-  async yieldIfDue(now: number): Promise<void> {
+  /** Yields to the event loop when a slice's time has passed; `wake` may end the wait early. */
+  async yieldIfDue(now: number, wake?: Promise<void>): Promise<void> {
     const stretch = now - this.lastYield;
-    if (stretch < TARGET_SLICE_MS) return;
+    if (stretch < sliceMs()) return;
     if (stretch > this.longestStretchMs) this.longestStretchMs = stretch;
-    await yieldToEventLoop();
+    await (wake === undefined ? yieldToEventLoop() : Promise.race([yieldToEventLoop(), wake]));
     this.yields++;
     this.lastYield = performance.now();
   }
@@ -99,13 +127,25 @@ export async function drive(
   watchdog: Watchdog,
   pacer: Pacer,
 ): Promise<WasmValue[]> {
+  activeRuns++;
+  try {
+    return await driveToEnd(execution, store, watchdog, pacer);
+  } finally {
+    activeRuns--;
+  }
+}
+
+async function driveToEnd(execution: DrivableExecution, store: FuelGauge, watchdog: Watchdog, pacer: Pacer): Promise<WasmValue[]> {
   for (;;) {
     const slice = pacer.sliceFuel;
     execution.sliceFuel = slice;
+    execution.meter.pieceBytes = pieceBytes();
     const fuelBefore = store.fuel;
     const t0 = performance.now();
     const state = execution.resume();
     const t1 = performance.now();
+    // The deadline, seen here too: the watchdog's timer may be waiting behind other runs.
+    watchdog.poll();
     const spent = fuelBefore - store.fuel;
     pacer.adapt(spent, t1 - t0, state === 'paused' && spent >= slice);
 
@@ -127,6 +167,7 @@ export async function drive(
       continue;
     }
 
-    await pacer.yieldIfDue(t1);
+    // A watchdog that fires while this run waits its turn wakes it at once.
+    await pacer.yieldIfDue(t1, watchdog.expired);
   }
 }

@@ -103,6 +103,21 @@ export class Watchdog {
     }
   }
 
+  /**
+   * Fires now if the deadline has passed at `now` (on the watchdog's clock): for a driver
+   * between two slices, whose event loop may not have run the timer yet.
+   */
+  poll(now: number = this.clock.now()): void {
+    if (!this.done && now - this.startedAt >= this.timeoutMs) this.fire();
+  }
+
+  private fire(): void {
+    this.done = true;
+    this.hasFired = true;
+    this.engine.incrementEpoch();
+    this.resolveExpired();
+  }
+
   private schedule(ms: number): void {
     this.timer = this.clock.setTimeout(() => this.tick(), ms);
   }
@@ -113,10 +128,7 @@ export class Watchdog {
     if (this.done) return;
     const elapsed = this.clock.now() - this.startedAt;
     if (elapsed >= this.timeoutMs) {
-      this.done = true;
-      this.hasFired = true;
-      this.engine.incrementEpoch();
-      this.resolveExpired();
+      this.fire();
       return;
     }
     // The last slice ends at the deadline itself (timers have millisecond granularity).

@@ -1,0 +1,104 @@
+/**
+ * The soak: many runs in flight at once on one Sandbox — hostile guests from issue 8's table
+ * and ordinary ones — with deadlines from 5 to 200 ms. The storms move 0.5–1 MiB per
+ * instruction and the memory caps are 2 MiB: a thousand runs of the table's 16 MiB storms at
+ * once would ask this process for 16 GiB. Prints one JSON line: every run's
+ * outcome checked against what its guest must give, the worst lateness past a deadline, and
+ * the process's memory before and after (with a collection forced: run under --expose-gc).
+ *
+ * node --expose-gc --import tsx test/soak/run-soak.ts [--runs N] [--seed S]
+ */
+import { readFileSync } from 'node:fs';
+import { Limits, Sandbox, SandboxError, Value, type CompiledModule } from '../../src/index.js';
+import { tableBomb } from '../helpers/hostile.js';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 ? Number(args[at + 1]) : fallback;
+};
+const RUNS = option('runs', 1000);
+let seed = option('seed', 1) >>> 0 || 1;
+function random(): number {
+  seed ^= seed << 13;
+  seed >>>= 0;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  seed >>>= 0;
+  return seed / 4294967296;
+}
+
+const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/${name}.wat`, import.meta.url), 'utf8');
+const MiB = 1 << 20;
+
+interface Guest {
+  name: string;
+  module: CompiledModule;
+  invoke: string;
+  args: Value[];
+  limits: Partial<ConstructorParameters<typeof Limits>[0]>;
+  /** The kinds it may end with ('ok' for success). */
+  expect: readonly string[];
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+function memory(): { heapUsed: number; external: number; rss: number } {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return { heapUsed: m.heapUsed, external: m.external + m.arrayBuffers, rss: m.rss };
+}
+
+async function main(): Promise<void> {
+  const sandbox = Sandbox.denyAll();
+  const compile = (source: string | Uint8Array) => sandbox.compile(source);
+  const guests: Guest[] = [
+    { name: 'spin', module: await compile(fixture('infinite_loop')), invoke: 'run', args: [], limits: { fuel: 1e15 }, expect: ['Timeout'] },
+    { name: 'fill storm', module: await compile(fixture('bulk_storm')), invoke: 'fill', args: [Value.i32(MiB)], limits: { fuel: 1e15 }, expect: ['Timeout'] },
+    { name: 'copy storm', module: await compile(fixture('bulk_storm')), invoke: 'copy', args: [Value.i32(MiB / 2)], limits: { fuel: 1e15 }, expect: ['Timeout'] },
+    { name: 'growth storm', module: await compile(fixture('growth_storm')), invoke: 'run', args: [], limits: { memoryBytes: 2 * MiB }, expect: ['ok', 'Timeout'] },
+    { name: 'memory bomb', module: await compile(fixture('memory_bomb')), invoke: 'run', args: [], limits: { fuel: 1e15, memoryBytes: 2 * MiB }, expect: ['MemoryLimitExceeded', 'Timeout'] },
+    { name: 'table bomb', module: await compile(tableBomb(20_000, 10_000)), invoke: 'run', args: [], limits: {}, expect: ['MemoryLimitExceeded'] },
+    { name: 'fib', module: await compile(fixture('well_behaved')), invoke: 'fib', args: [Value.i32(15)], limits: {}, expect: ['ok', 'Timeout'] },
+    { name: 'add', module: await compile('(module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))'), invoke: 'add', args: [Value.i32(2), Value.i32(40)], limits: {}, expect: ['ok'] },
+  ];
+  const before = memory();
+  const started = performance.now();
+  const results = await Promise.all(Array.from({ length: RUNS }, async (_, i) => {
+    const guest = guests[Math.floor(random() * guests.length)]!;
+    const timeoutMs = 5 + Math.floor(random() * 196);
+    const t0 = performance.now();
+    let kind = 'ok';
+    try {
+      await sandbox.run(guest.module, guest.invoke, guest.args, new Limits({ ...guest.limits, timeoutMs }));
+    } catch (e) {
+      kind = e instanceof SandboxError ? e.kind : `not a SandboxError: ${String(e)}`;
+    }
+    const ms = performance.now() - t0;
+    return { i, guest: guest.name, timeoutMs, kind, ms, right: guest.expect.includes(kind) };
+  }));
+  const totalMs = performance.now() - started;
+  const after = memory();
+  const timeouts = results.filter((r) => r.kind === 'Timeout');
+  const wrong = results.filter((r) => !r.right);
+  const early = timeouts.filter((r) => r.ms < r.timeoutMs);
+  const lateness = timeouts.map((r) => r.ms - r.timeoutMs);
+  const kinds: Record<string, number> = {};
+  for (const r of results) kinds[`${r.guest}: ${r.kind}`] = (kinds[`${r.guest}: ${r.kind}`] ?? 0) + 1;
+  console.log(JSON.stringify({
+    runs: RUNS,
+    totalMs: Math.round(totalMs),
+    kinds,
+    wrong: wrong.slice(0, 10),
+    early: early.slice(0, 10),
+    timeouts: timeouts.length,
+    worstLateMs: lateness.length > 0 ? Math.max(...lateness) : 0,
+    late: timeouts.filter((r) => r.ms > r.timeoutMs + 15).length,
+    memory: { before, after },
+  }));
+}
+
+await main();
