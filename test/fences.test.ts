@@ -11,7 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { Limits, Sandbox, SandboxError, Value } from '../src/index.js';
 import { Engine, Store, compileModule, instantiate, invokeSync, type FuncRef, MemoryInst } from '../src/interpreter/index.js';
 import { fixture } from './helpers/sandbox.js';
-import { giantModule, measured, tableBomb } from './helpers/hostile.js';
+import { giantModule, measured, section, tableBomb, uleb } from './helpers/hostile.js';
+import { defaultSuiteDir } from './spec/locate.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const MiB = 1 << 20;
 const OVERSHOOT_MS = 15;
@@ -204,5 +207,68 @@ describe('giant modules', () => {
       expect(out.error).toBeUndefined();
       expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
     }
+  });
+});
+
+describe('structures proportional to the module', () => {
+  /** Words of translated code per byte of function bodies. */
+  function codeRatio(bytes: Uint8Array): number {
+    const module = compileModule(bytes);
+    const bodyBytes = module.ir.codes.reduce((sum, c) => sum + (c.codeEnd - c.codeStart), 0);
+    return module.functions.code.length / bodyBytes;
+  }
+
+  it('translated code stays within 4 words per byte of function bodies: the kernels, the hostile modules and the core suite', () => {
+    const ratios: Array<[string, number]> = [['giant', codeRatio(giantModule(10, 10_000))]];
+    for (const name of readdirSync(new URL('../bench/kernels/', import.meta.url)).filter((f) => f.endsWith('.wasm'))) {
+      ratios.push([name, codeRatio(new Uint8Array(readFileSync(new URL(`../bench/kernels/${name}`, import.meta.url))))]);
+    }
+    const suite = join(defaultSuiteDir(), 'json');
+    if (existsSync(suite)) {
+      for (const dir of readdirSync(suite)) {
+        for (const file of readdirSync(join(suite, dir)).filter((f) => f.endsWith('.wasm'))) {
+          let module: ReturnType<typeof compileModule>;
+          try {
+            module = compileModule(new Uint8Array(readFileSync(join(suite, dir, file))));
+          } catch {
+            continue; // malformed and invalid modules translate nothing
+          }
+          const bodyBytes = module.ir.codes.reduce((sum, c) => sum + (c.codeEnd - c.codeStart), 0);
+          if (bodyBytes >= 64) ratios.push([`${dir}/${file}`, module.functions.code.length / bodyBytes]);
+        }
+      }
+      expect(ratios.length).toBeGreaterThan(50);
+    }
+    const worst = ratios.reduce((a, b) => (b[1] > a[1] ? b : a));
+    expect(worst[1], worst[0]).toBeLessThanOrEqual(4);
+  });
+
+  it('a body of 40,000 distinct constants in a loop translates in linear time', () => {
+    const sleb = (n: number): number[] => {
+      const out: number[] = [];
+      for (;;) {
+        const b = n & 0x7f;
+        n >>= 7;
+        if ((n === 0 && !(b & 0x40)) || (n === -1 && (b & 0x40))) return [...out, b];
+        out.push(b | 0x80);
+      }
+    };
+    const build = (n: number): Uint8Array => {
+      const ops: number[] = [0x03, 0x40];
+      for (let k = 0; k < n; k++) ops.push(0x41, ...sleb(k * 7 + 100_000), 0x41, ...sleb(k), 0x6b, 0x1a);
+      ops.push(0x0b, 0x0b);
+      const body = [0x00, ...ops];
+      return new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...section(1, [1, 0x60, 0, 0]), ...section(3, [1, 0]), ...section(10, [1, ...uleb(body.length), ...body])]);
+    };
+    compileModule(build(1000)); // warm-up
+    const time = (n: number): number => {
+      const t = performance.now();
+      compileModule(build(n));
+      return performance.now() - t;
+    };
+    const small = Math.min(time(5_000), time(5_000));
+    const large = Math.min(time(40_000), time(40_000));
+    // Eight times the constants: linear is about 8x, quadratic 64x.
+    expect(large / small).toBeLessThan(24);
   });
 });
