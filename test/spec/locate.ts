@@ -15,6 +15,38 @@ export function defaultSuiteDir(): string {
   return fromEnv !== undefined && fromEnv !== '' ? resolve(fromEnv) : resolve(repoRoot, '..', 'shared', 'wasm-testsuite');
 }
 
+/**
+ * The newer suite (Wasm 3.0 features; its README lists them per script), for the tests that
+ * check how the engine refuses what it does not implement: `$SPEC_SUITE3_DIR`, or
+ * `../shared/wasm-testsuite-3` relative to the repository root.
+ */
+export function suite3Dir(): string {
+  const fromEnv = process.env['SPEC_SUITE3_DIR'];
+  return fromEnv !== undefined && fromEnv !== '' ? resolve(fromEnv) : resolve(repoRoot, '..', 'shared', 'wasm-testsuite-3');
+}
+
+/**
+ * Whether a missing suite fails the tests instead of skipping them: in CI (`CI=true`, as
+ * `.ci/run` is run), where a suite that silently went missing would take its checks with it.
+ */
+export function suitesRequired(): boolean {
+  const ci = process.env['CI'];
+  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+}
+
+/**
+ * For a test file that needs a suite: whether `dir` holds it (its `json/` folder). When it
+ * does not, says so once on stderr; in CI that is an error the caller must fail on.
+ */
+export function suiteAvailable(dir: string, what: string): boolean {
+  if (existsSync(join(dir, 'json'))) return true;
+  const note = suitesRequired()
+    ? `${what} not found at ${dir}: CI=true requires it (set SPEC_SUITE_DIR / SPEC_SUITE3_DIR, or check out ../shared)`
+    : `${what} not found at ${dir}: its tests are skipped`;
+  console.warn(note);
+  return false;
+}
+
 export interface SpecFile {
   readonly name: string;
   readonly path: string;

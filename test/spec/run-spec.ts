@@ -16,7 +16,7 @@ import {
 const USAGE = `usage: npm run spec -- [--json] [--verbose] [--fuel=N] [NAME ...]
   NAME      a script of the suite (e.g. i32, simd_address); default: every non-simd script
   --json    print one JSON object {"passed","failed","skipped","files":{NAME:{...}}}
-  --verbose print every failure and the diagnostics of passing commands
+  --verbose print every failure (otherwise ten per script) and each script's time
   --fuel=N  fuel given before each invocation (default 1e10)
   suite directory: $SPEC_SUITE_DIR or ../shared/wasm-testsuite`;
 
