@@ -10,7 +10,7 @@
  * - The decoder skips the rest of a constant expression once it meets an instruction that is
  *   not constant, so that the remainder of the module is still checked.
  */
-import { DecodeError } from './errors.js';
+import { DecodeError, Feature, formatOpcode, refuseDecode } from './errors.js';
 import { ByteReader } from './reader.js';
 import type { ModuleIR } from './types.js';
 
@@ -62,18 +62,20 @@ export function skipInstructions(r: ByteReader): number {
     const op = r.u8();
     switch (OPCODE_IMM[op]!) {
       case IMM_ILLEGAL:
-        return r.fail(`illegal opcode ${op.toString(16).padStart(2, '0')}`, opAt);
+        throw unknownOpcode(r, op, opAt);
       case IMM_NONE:
         break;
       case IMM_U32:
         r.u32();
         break;
       case IMM_MEMARG:
-        r.u32();
+        // Read as multi-memory reads it, so that a multi-memory body is scanned as written
+        // (the translator refuses it: see memargHasMemoryIndex).
+        if (memargHasMemoryIndex(r.u32())) r.u32();
         r.u32();
         break;
       case IMM_ZERO:
-        zero(r);
+        memoryIndexByte(r, op === 0x3f ? 'memory.size' : 'memory.grow');
         break;
       default:
         switch (op) {
@@ -81,8 +83,11 @@ export function skipInstructions(r: ByteReader): number {
           case 0x03:
           case 0x04: {
             const b = r.pos < r.end ? r.bytes[r.pos]! : -1;
-            if (b === 0x40 || (b & 0xc0) === 0x40) r.u8();
-            else r.s33();
+            if (b === 0x40 || (b & 0xc0) === 0x40) {
+              const refused = proposalType(r, r.pos);
+              if (refused !== null) throw refused;
+              r.u8();
+            } else r.s33();
             nesting.push(op === 0x04 ? 1 : 0);
             break;
           }
@@ -105,7 +110,11 @@ export function skipInstructions(r: ByteReader): number {
             break;
           case 0x1c: {
             const n = count(r);
-            for (let i = 0; i < n; i++) r.u8();
+            for (let i = 0; i < n; i++) {
+              const refused = proposalType(r, r.pos);
+              if (refused !== null) throw refused;
+              r.u8();
+            }
             break;
           }
           case 0x41:
@@ -124,9 +133,12 @@ export function skipInstructions(r: ByteReader): number {
             skipBytes(r, 8);
             constants++;
             break;
-          case 0xd0:
+          case 0xd0: {
+            const refused = proposalHeapType(r, r.pos);
+            if (refused !== null) throw refused;
             r.u8();
             break;
+          }
           case 0xfc:
             skipFC(r, opAt);
             break;
@@ -136,10 +148,6 @@ export function skipInstructions(r: ByteReader): number {
         }
     }
   }
-}
-
-function zero(r: ByteReader): void {
-  if (r.u8() !== 0) r.fail('zero byte expected', r.pos - 1);
 }
 
 function count(r: ByteReader): number {
@@ -159,14 +167,14 @@ function skipFC(r: ByteReader, opAt: number): void {
   switch (sub) {
     case 8: // memory.init
       r.u32();
-      zero(r);
+      memoryIndexByte(r, 'memory.init');
       return;
     case 10: // memory.copy
-      zero(r);
-      zero(r);
+      memoryIndexByte(r, 'memory.copy');
+      memoryIndexByte(r, 'memory.copy');
       return;
     case 11: // memory.fill
-      zero(r);
+      memoryIndexByte(r, 'memory.fill');
       return;
     case 12: // table.init
     case 14: // table.copy
@@ -181,13 +189,14 @@ function skipFC(r: ByteReader, opAt: number): void {
       r.u32();
       return;
     default:
-      r.fail(`illegal opcode fc ${sub.toString(16)}`, opAt);
+      throw prefixedOpcode(0xfc, sub, opAt);
   }
 }
 
 /** SIMD immediates: enough to step over them (the engine refuses SIMD at validation). */
 function skipFD(r: ByteReader, opAt: number): void {
   const sub = r.u32();
+  if (sub > 0xff) throw prefixedOpcode(0xfd, sub, opAt);
   if (sub <= 11 || sub === 92 || sub === 93) {
     r.u32();
     r.u32();
@@ -199,9 +208,147 @@ function skipFD(r: ByteReader, opAt: number): void {
     r.u32();
     r.u32();
     skipBytes(r, 1);
-  } else if (sub > 0xff) {
-    r.fail(`illegal opcode fd ${sub.toString(16)}`, opAt);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encodings of later proposals: the translator and the scan above refuse them alike, naming
+// the proposal (errors.ts, `refusal`). Each is malformed in WebAssembly 2.0, so each is a
+// DecodeError, except a memarg's memory index, which 2.0 reads as too large an alignment
+// (the translator refuses it as invalid).
+
+const EH = Feature.ExceptionHandling;
+
+/** Single-byte opcodes and prefixes of later proposals. */
+const PROPOSAL_OPCODES: ReadonlyMap<number, readonly [string, Feature]> = new Map<number, readonly [string, Feature]>([
+  [0x06, ['try, legacy exception handling', EH]],
+  [0x07, ['catch, legacy exception handling', EH]],
+  [0x08, ['throw', EH]],
+  [0x09, ['rethrow, legacy exception handling', EH]],
+  [0x0a, ['throw_ref', EH]],
+  [0x12, ['return_call', Feature.TailCalls]],
+  [0x13, ['return_call_indirect', Feature.TailCalls]],
+  [0x14, ['call_ref', Feature.FunctionReferences]],
+  [0x15, ['return_call_ref', Feature.TailCalls]],
+  [0x18, ['delegate, legacy exception handling', EH]],
+  [0x19, ['catch_all, legacy exception handling', EH]],
+  [0x1f, ['try_table', EH]],
+  [0xd3, ['ref.eq', Feature.Gc]],
+  [0xd4, ['ref.as_non_null', Feature.FunctionReferences]],
+  [0xd5, ['br_on_null', Feature.FunctionReferences]],
+  [0xd6, ['br_on_non_null', Feature.FunctionReferences]],
+  [0xfb, ['a GC instruction', Feature.Gc]],
+  [0xfe, ['an atomic instruction', Feature.Atomics]],
+]);
+
+/**
+ * The error for a single-byte opcode that WebAssembly 2.0 does not define (at `opAt`, the
+ * cursor just past it): a refusal when a later proposal defines it, else "illegal opcode". A
+ * prefix's sub-opcode is read, when there is one, to be named too.
+ */
+export function unknownOpcode(r: ByteReader, op: number, opAt: number): DecodeError {
+  const known = PROPOSAL_OPCODES.get(op);
+  if (known === undefined) return new DecodeError(`illegal opcode ${formatOpcode(op)}`, opAt);
+  const [name, feature] = known;
+  if (op !== 0xfb && op !== 0xfe) return refuseDecode(feature, `${name}, opcode ${formatOpcode(op)}`, opAt);
+  let sub: number | undefined;
+  try {
+    sub = r.u32();
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+  }
+  return refuseDecode(feature, `${name}, opcode ${formatOpcode(op, sub)}`, opAt);
+}
+
+/**
+ * The error for a 0xfc or 0xfd sub-opcode that WebAssembly 2.0 does not define: a refusal
+ * when a later proposal does (wide arithmetic, relaxed SIMD), else "illegal opcode".
+ */
+export function prefixedOpcode(prefix: 0xfc | 0xfd, sub: number, opAt: number): DecodeError {
+  const opcode = formatOpcode(prefix, sub);
+  if (prefix === 0xfc && sub >= 19 && sub <= 22) return refuseDecode(Feature.WideArithmetic, `opcode ${opcode}`, opAt);
+  if (prefix === 0xfd && sub >= 0x100 && sub <= 0x113) return refuseDecode(Feature.RelaxedSimd, `opcode ${opcode}`, opAt);
+  return new DecodeError(`illegal opcode ${opcode}`, opAt);
+}
+
+/** Abstract heap types of later proposals, by their one-byte code. */
+const HEAP_TYPES: ReadonlyMap<number, readonly [string, Feature]> = new Map<number, readonly [string, Feature]>([
+  [0x73, ['nofunc', Feature.Gc]],
+  [0x72, ['noextern', Feature.Gc]],
+  [0x71, ['none', Feature.Gc]],
+  [0x6e, ['any', Feature.Gc]],
+  [0x6d, ['eq', Feature.Gc]],
+  [0x6c, ['i31', Feature.Gc]],
+  [0x6b, ['struct', Feature.Gc]],
+  [0x6a, ['array', Feature.Gc]],
+  [0x69, ['exn', EH]],
+  [0x74, ['noexn', EH]],
+]);
+
+/**
+ * The refusal of the type at `at` where a value type is expected, when a later proposal
+ * defines it: `anyref` (0x6e) and its kin, `exnref` (0x69), and `(ref null ht)`/`(ref ht)`
+ * (0x63/0x64, whose heap type decides the proposal). Null for everything else, which the
+ * caller judges. The cursor does not move.
+ */
+export function proposalType(r: ByteReader, at: number): DecodeError | null {
+  if (at >= r.end) return null;
+  const b = r.bytes[at]!;
+  const shorthand = HEAP_TYPES.get(b);
+  if (shorthand !== undefined) {
+    return refuseDecode(shorthand[1], `value type ${shorthand[0]}ref, ${formatOpcode(b)}`, at);
+  }
+  if (b !== 0x63 && b !== 0x64) return null;
+  const ref = b === 0x63 ? 'ref null ' : 'ref ';
+  const h = at + 1 < r.end ? r.bytes[at + 1]! : -1;
+  const heap = HEAP_TYPES.get(h);
+  if (heap !== undefined) return refuseDecode(heap[1], `value type (${ref}${heap[0]}), ${formatOpcode(b)} ${formatOpcode(h)}`, at);
+  const name = h === 0x70 ? 'func' : h === 0x6f ? 'extern' : typeIndexAt(r, at + 1);
+  return refuseDecode(Feature.FunctionReferences, `value type (${ref}${name}), ${formatOpcode(b)}`, at);
+}
+
+/** The type index (an s33) at `at`, as text, for a message; the cursor does not move. */
+function typeIndexAt(r: ByteReader, at: number): string {
+  try {
+    return `type ${new ByteReader(r.bytes, at, r.end).s33()}`;
+  } catch (e) {
+    if (e instanceof DecodeError) return 'a type index';
+    throw e;
+  }
+}
+
+/**
+ * The refusal of the heap type at `at`, the immediate of `ref.null`, when a later proposal
+ * defines it: an abstract heap type, or a type index. Null otherwise; the cursor does not move.
+ */
+export function proposalHeapType(r: ByteReader, at: number): DecodeError | null {
+  if (at >= r.end) return null;
+  const b = r.bytes[at]!;
+  const heap = HEAP_TYPES.get(b);
+  if (heap !== undefined) return refuseDecode(heap[1], `ref.null ${heap[0]}, heap type ${formatOpcode(b)}`, at);
+  // A type index (non-negative s33): 0x00-0x3f in one byte, or any longer encoding.
+  if (b < 0x40 || b >= 0x80) return refuseDecode(Feature.FunctionReferences, `ref.null of ${typeIndexAt(r, at)}`, at);
+  return null;
+}
+
+/**
+ * In a memarg, alignment exponents 64 to 127 say that a memory index follows (multi-memory);
+ * in WebAssembly 2.0 they are merely too large ("alignment must not be larger than natural").
+ */
+export function memargHasMemoryIndex(align: number): boolean {
+  return align >= 0x40 && align < 0x80;
+}
+
+/**
+ * The byte after memory.size, memory.grow, memory.init, memory.copy and memory.fill: zero in
+ * WebAssembly 2.0, a memory index in multi-memory (a non-zero one is refused as such).
+ */
+export function memoryIndexByte(r: ByteReader, instr: string): void {
+  const at = r.pos;
+  const b = r.u8();
+  if (b === 0) return;
+  if (b < 0x80) throw refuseDecode(Feature.MultiMemory, `memory index ${b} in ${instr}`, at, 'zero byte expected');
+  r.fail('zero byte expected', at);
 }
 
 /** Checks a body's encoding through its final `end`; returns its number of constants. */

@@ -2,7 +2,7 @@
  * Module-level validation (WebAssembly 2.0): every rule that is not about function bodies.
  * Bodies are validated by the compiler, which needs `declaredFunctionRefs` for `ref.func`.
  */
-import { ValidationError } from './errors.js';
+import { Feature, refuseValidation, ValidationError } from './errors.js';
 import {
   F32,
   F64,
@@ -138,7 +138,8 @@ export function validateModule(m: ModuleIR): void {
     checkLimits(mem.limits, MAX_MEMORY_PAGES, MEMORY_RANGE_MESSAGE);
     memoryCount++;
   }
-  if (memoryCount > 1) fail('multiple memories');
+  // The decoder refuses a second memory at its offset; this is for a ModuleIR made otherwise.
+  if (memoryCount > 1) throw refuseValidation(Feature.MultiMemory, `${memoryCount} memories`, -1, 'multiple memories');
 
   const ctx: ConstContext = { funcCount: funcTypes.length, importedGlobals };
   for (const g of m.globals) checkConstExpr(ctx, g.init, g.type.valType);
