@@ -17,7 +17,7 @@
  * counter: branches, calls and returns carry the amount as an operand, and a `Fuel`
  * instruction does it before a loop header or a label reached by falling through.
  */
-import { DecodeError, SIMD_UNSUPPORTED, ValidationError } from './errors.js';
+import { DecodeError, Feature, formatOpcode, refuseValidation, ValidationError } from './errors.js';
 import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, NEGATED_COMPARE, Op } from './opcodes.js';
 import { ByteReader } from './reader.js';
 import {
@@ -25,8 +25,12 @@ import {
   type FuncType, type GlobalType, type ModuleIR, type TableType, type ValType,
   isRefType, valTypeName,
 } from './types.js';
-import { countConstants, findMalformedBody } from './body-syntax.js';
+import {
+  countConstants, findMalformedBody, memargHasMemoryIndex, memoryIndexByte, prefixedOpcode, proposalHeapType,
+  proposalType, unknownOpcode,
+} from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
+import type { Steps } from './steps.js';
 
 /** Stack entry type used for the polymorphic bottom of unreachable code. */
 const UNKNOWN = 0;
@@ -55,10 +59,16 @@ interface Control {
 export const FUNC_INFO_STRIDE = 8;
 /**
  * Offsets within a function's `info` record: the entry pc; the frame's extent in words (end
- * of parameters, end of locals, end of the frame); and the range of its constant-slot
- * records in `constants`.
+ * of parameters, end of locals, end of the frame); the range of its constant-slot records in
+ * `constants`; and FastFrameEnd, which the dispatch loop's call compares with the value
+ * stack's length: FrameEnd for most functions, but past any stack for a function whose entry
+ * zeroes or writes more than LARGE_FRAME_WORDS words, so that its calls take the slow path
+ * (`Execution.enterFunction`), where that work is counted like bulk work (pieces.ts).
  */
-export const FuncInfo = { Entry: 0, ParamsEnd: 1, LocalsEnd: 2, FrameEnd: 3, ConstsStart: 4, ConstsEnd: 5 } as const;
+export const FuncInfo = { Entry: 0, ParamsEnd: 1, LocalsEnd: 2, FrameEnd: 3, ConstsStart: 4, ConstsEnd: 5, FastFrameEnd: 6 } as const;
+
+/** See FuncInfo.FastFrameEnd. */
+export const LARGE_FRAME_WORDS = 4096;
 
 /** What the rest of the engine needs to know about a module's compiled functions. */
 export interface CompiledFunctions {
@@ -93,26 +103,44 @@ const SINGLE_RESULT_BLOCK_TYPES = new Map<number, [readonly ValType[], readonly 
 
 const MAX_MEMORY_ALIGN = [2, 3, 2, 3, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 2, 3, 2, 3, 0, 1, 0, 1, 2];
 
-export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
+/** Bytes of function bodies to translate between two steps of compileFunctionsInSteps. */
+const BYTES_PER_STEP = 4096;
+
+/**
+ * Validates and translates every function body, yielding after every BYTES_PER_STEP bytes of
+ * bodies — inside a large body too — so that a caller can give the event loop its turn.
+ */
+export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunctions> {
   // Translated code runs to about one word per byte of WebAssembly.
   const out = new CodeBuffer(ctx.ir.bytes.length);
   const total = ctx.funcTypes.length;
   const info = new Int32Array(total * FUNC_INFO_STRIDE).fill(-1);
   const constants: number[] = [];
   const translator = new FunctionTranslator(ctx, out);
+  let budget = BYTES_PER_STEP;
   for (let i = 0; i < ctx.ir.codes.length; i++) {
     const index = ctx.numImportedFuncs + i;
     const type = ctx.funcTypes[index]!;
     const body = ctx.ir.codes[i]!;
     const entry = out.length;
-    let frameSlots: number;
     try {
-      frameSlots = translator.translate(type, body.locals, body.codeStart, body.codeEnd);
+      translator.begin(type, body.locals, body.codeStart, body.codeEnd);
+      for (;;) {
+        const from = translator.position;
+        const done = translator.advance(from + budget);
+        budget -= translator.position - from;
+        if (budget <= 0) {
+          yield;
+          budget = BYTES_PER_STEP;
+        }
+        if (done) break;
+      }
     } catch (e) {
       // A malformed encoding anywhere from here on outranks the validation error.
       if (e instanceof ValidationError) throw findMalformedBody(ctx.ir, i) ?? e;
       throw e;
     }
+    const frameSlots = translator.frameSlots;
     const at = index * FUNC_INFO_STRIDE;
     info[at + FuncInfo.Entry] = entry;
     info[at + FuncInfo.ParamsEnd] = type.params.length * 2;
@@ -121,8 +149,17 @@ export function compileFunctions(ctx: ModuleContext): CompiledFunctions {
     info[at + FuncInfo.ConstsStart] = constants.length;
     translator.appendConstants(constants);
     info[at + FuncInfo.ConstsEnd] = constants.length;
+    const entryWords = entryWork(info, at);
+    info[at + FuncInfo.FastFrameEnd] = entryWords > LARGE_FRAME_WORDS ? 0x3fffffff : frameSlots * 2;
   }
-  return { code: out.finish(), info, constants: new Int32Array(constants) };
+  const code = yield* out.finishInSteps();
+  return { code, info, constants: new Int32Array(constants) };
+}
+
+/** The words a function's entry writes: its locals zeroed, its constants (3 words of record each → 2 written). */
+export function entryWork(info: Int32Array, at: number): number {
+  const locals = info[at + FuncInfo.LocalsEnd]! - info[at + FuncInfo.ParamsEnd]!;
+  return locals + ((info[at + FuncInfo.ConstsEnd]! - info[at + FuncInfo.ConstsStart]!) / 3) * 2;
 }
 
 /** Writes function `index`'s constant slots into its frame at `base` (words). */
@@ -147,6 +184,8 @@ class FunctionTranslator {
   private constCapacity = 0;
   private constSlotLo: number[] = [];
   private constSlotHi: number[] = [];
+  /** The slot of each constant given one, by `lo:hi`. */
+  private readonly constSlotOf = new Map<string, number>();
   /** First slot of the operand temporaries. */
   private tempBase = 0;
   private loopDepth = 0;
@@ -168,7 +207,8 @@ class FunctionTranslator {
 
   constructor(private readonly ctx: ModuleContext, private readonly out: CodeBuffer) {}
 
-  translate(type: FuncType, locals: readonly ValType[], start: number, end: number): number {
+  /** Starts on a function body: translate it with advance(), then read frameSlots. */
+  begin(type: FuncType, locals: readonly ValType[], start: number, end: number): void {
     this.r = new ByteReader(this.ctx.ir.bytes, start, end);
     this.localTypes = [...type.params, ...locals];
     this.numLocals = this.localTypes.length;
@@ -176,6 +216,7 @@ class FunctionTranslator {
     this.constCapacity = countConstants(this.ctx.ir.bytes, start, end);
     this.constSlotLo.length = 0;
     this.constSlotHi.length = 0;
+    this.constSlotOf.clear();
     this.tempBase = this.constBase + this.constCapacity;
     this.loopDepth = 0;
     this.sp = 0;
@@ -186,11 +227,29 @@ class FunctionTranslator {
     this.ctrls = [];
     this.live = true;
     this.pushControl(Kind.Function, [], type.results, -1);
+  }
+
+  /** Where in the module's bytes the translation has got to. */
+  get position(): number {
+    return this.r.pos;
+  }
+
+  /**
+   * Translates instructions until the body ends (true) or the position reaches `until`
+   * (false: call again).
+   */
+  advance(until: number): boolean {
     while (this.ctrls.length > 0) {
+      if (this.r.pos >= until) return false;
       if (this.r.atEnd) throw new DecodeError('unexpected end of function body (END opcode expected)', this.r.pos);
       this.instruction();
     }
     if (!this.r.atEnd) throw new DecodeError('operators remaining after end of function body', this.r.pos);
+    return true;
+  }
+
+  /** The frame size, in slots, of the body just translated. */
+  get frameSlots(): number {
     return this.tempBase + this.maxSp;
   }
 
@@ -201,17 +260,21 @@ class FunctionTranslator {
     }
   }
 
-  /** The constant slot holding the constant entry at `height`, made on first use. */
+  /**
+   * The constant slot holding the constant entry at `height`, made on first use. Found through
+   * a map: a search of the slots made translating a body of many distinct constants quadratic.
+   */
   private constSlot(height: number): number {
     const lo = this.constLo[height]!;
     const hi = this.constHi[height]!;
-    const n = this.constSlotLo.length;
-    for (let k = 0; k < n; k++) {
-      if (this.constSlotLo[k] === lo && this.constSlotHi[k] === hi) return this.constBase + k;
-    }
+    const key = `${lo}:${hi}`;
+    const known = this.constSlotOf.get(key);
+    if (known !== undefined) return known;
+    const slot = this.constBase + this.constSlotLo.length;
     this.constSlotLo.push(lo);
     this.constSlotHi.push(hi);
-    return this.constBase + n;
+    this.constSlotOf.set(key, slot);
+    return slot;
   }
 
   // ---- errors -------------------------------------------------------------------------
@@ -535,9 +598,11 @@ class FunctionTranslator {
     }
     if (b === I32 || b === I64 || b === F32 || b === F64 || b === FUNCREF || b === EXTERNREF || b === V128) {
       r.pos++;
-      if (b === V128) this.invalid(SIMD_UNSUPPORTED);
+      if (b === V128) throw refuseValidation(Feature.Simd, `block type v128, ${formatOpcode(V128)}`, r.pos - 1);
       return SINGLE_RESULT_BLOCK_TYPES.get(b)!;
     }
+    const refused = proposalType(r, r.pos);
+    if (refused !== null) throw refused;
     const index = r.s33();
     if (index < 0 || index >= this.ctx.ir.types.length) this.invalid(`unknown type ${index}`);
     const t = this.ctx.ir.types[index]!;
@@ -584,6 +649,7 @@ class FunctionTranslator {
 
   private instruction(): void {
     const r = this.r;
+    const opAt = r.pos;
     const op = r.u8();
     if (op >= 0x45 && op <= 0xc4) {
       this.numeric(op);
@@ -778,7 +844,7 @@ class FunctionTranslator {
         return;
       }
       case 0x3f: { // memory.size
-        this.zeroByte();
+        this.zeroByte('memory.size');
         this.requireMemory();
         this.charge();
         const d = this.push(I32);
@@ -786,7 +852,7 @@ class FunctionTranslator {
         return;
       }
       case 0x40: { // memory.grow
-        this.zeroByte();
+        this.zeroByte('memory.grow');
         this.requireMemory();
         const a = this.pop(I32);
         this.charge();
@@ -822,7 +888,7 @@ class FunctionTranslator {
       }
       case 0xd0: { // ref.null
         const t = r.u8();
-        if (t !== FUNCREF && t !== EXTERNREF) throw new DecodeError('malformed reference type', r.pos - 1);
+        if (t !== FUNCREF && t !== EXTERNREF) throw proposalHeapType(r, r.pos - 1) ?? new DecodeError('malformed reference type', r.pos - 1);
         this.charge();
         const d = this.push(t);
         if (this.live) this.emitProducer(Op.RefNull, d, 0);
@@ -849,10 +915,13 @@ class FunctionTranslator {
       case 0xfc:
         this.prefixed();
         return;
-      case 0xfd:
-        this.invalid(SIMD_UNSUPPORTED);
+      case 0xfd: {
+        const sub = r.u32();
+        if (sub > 0xff) throw prefixedOpcode(0xfd, sub, opAt);
+        throw refuseValidation(Feature.Simd, `opcode ${formatOpcode(0xfd, sub)}`, opAt);
+      }
       default:
-        throw new DecodeError(`illegal opcode 0x${op.toString(16)}`, r.pos - 1);
+        throw unknownOpcode(r, op, opAt);
     }
   }
 
@@ -868,8 +937,9 @@ class FunctionTranslator {
     return t;
   }
 
-  private zeroByte(): void {
-    if (this.r.u8() !== 0) throw new DecodeError('zero byte expected', this.r.pos - 1);
+  /** The byte after a memory instruction: zero (a memory index is refused: multi-memory). */
+  private zeroByte(instr: string): void {
+    memoryIndexByte(this.r, instr);
   }
 
   private requireMemory(): void {
@@ -879,8 +949,8 @@ class FunctionTranslator {
   private valType(): ValType {
     const t = this.r.u8();
     if (t === I32 || t === I64 || t === F32 || t === F64 || t === FUNCREF || t === EXTERNREF) return t;
-    if (t === V128) this.invalid(SIMD_UNSUPPORTED);
-    throw new DecodeError('malformed value type', this.r.pos - 1);
+    if (t === V128) throw refuseValidation(Feature.Simd, `value type v128, ${formatOpcode(V128)}`, this.r.pos - 1);
+    throw proposalType(this.r, this.r.pos - 1) ?? new DecodeError('malformed value type', this.r.pos - 1);
   }
 
   private storeLocal(x: number, tee: boolean): void {
@@ -1067,7 +1137,12 @@ class FunctionTranslator {
 
   private memoryAccess(op: number): void {
     const r = this.r;
+    const opAt = r.pos - 1;
     const align = r.u32();
+    if (memargHasMemoryIndex(align)) {
+      const detail = `memory index ${r.u32()} in the memarg of opcode ${formatOpcode(op)}`;
+      throw refuseValidation(Feature.MultiMemory, detail, opAt, 'alignment must not be larger than natural');
+    }
     const offset = r.u32();
     this.requireMemory();
     if (align > MAX_MEMORY_ALIGN[op - 0x28]!) this.invalid('alignment must not be larger than natural');
@@ -1150,6 +1225,7 @@ class FunctionTranslator {
 
   private prefixed(): void {
     const r = this.r;
+    const opAt = r.pos - 1;
     const sub = r.u32();
     if (sub <= 7) {
       const from = sub === 0 || sub === 1 || sub === 4 || sub === 5 ? F32 : F64;
@@ -1163,7 +1239,7 @@ class FunctionTranslator {
     switch (sub) {
       case 8: { // memory.init
         const seg = r.u32();
-        this.zeroByte();
+        this.zeroByte('memory.init');
         this.requireMemory();
         this.requireDataSegment(seg);
         const n = this.pop(I32);
@@ -1181,8 +1257,8 @@ class FunctionTranslator {
         return;
       }
       case 10: { // memory.copy
-        this.zeroByte();
-        this.zeroByte();
+        this.zeroByte('memory.copy');
+        this.zeroByte('memory.copy');
         this.requireMemory();
         const n = this.pop(I32);
         const s = this.pop(I32);
@@ -1192,7 +1268,7 @@ class FunctionTranslator {
         return;
       }
       case 11: { // memory.fill
-        this.zeroByte();
+        this.zeroByte('memory.fill');
         this.requireMemory();
         const n = this.pop(I32);
         const v = this.pop(I32);
@@ -1266,7 +1342,7 @@ class FunctionTranslator {
         return;
       }
       default:
-        throw new DecodeError(`illegal opcode 0xfc ${sub}`, r.pos - 1);
+        throw prefixedOpcode(0xfc, sub, opAt);
     }
   }
 

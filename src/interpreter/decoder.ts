@@ -8,13 +8,21 @@
  * ValidationError("constant expression required"), but only once the whole module has been
  * decoded, so that a malformation anywhere takes precedence (as in the specification, where
  * decoding precedes validation).
+ *
+ * The encodings of later proposals are refused here, naming the proposal (errors.ts,
+ * `refusal`): as a DecodeError when WebAssembly 2.0 cannot decode them (a tag section, a
+ * shared memory), and like the error above, once decoding is done, when 2.0 decodes them
+ * and the module is refused as invalid (a second memory, `i32.add` in a constant expression,
+ * and the v128 type of SIMD, which this engine leaves out of 2.0).
  */
-import { DecodeError, ValidationError } from './errors.js';
-import { skipInstructions } from './body-syntax.js';
+import { runSteps, type Steps } from './steps.js';
+import { DecodeError, Feature, formatOpcode, refuseDecode, refuseValidation, ValidationError } from './errors.js';
+import { proposalHeapType, proposalType, skipInstructions } from './body-syntax.js';
 import { ByteReader } from './reader.js';
 import {
   EXTERNREF,
   FUNCREF,
+  V128,
   V128_CONST_OP,
   type ConstExpr,
   type ConstInstr,
@@ -60,6 +68,8 @@ const SEC_ELEMENT = 9;
 const SEC_CODE = 10;
 const SEC_DATA = 11;
 const SEC_DATACOUNT = 12;
+/** Exception handling's tag section, refused. */
+const SEC_TAG = 13;
 
 /** Position of each non-custom section id in the required order (index = section id). */
 const SECTION_RANK = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10];
@@ -68,6 +78,16 @@ const EXTERN_KINDS: readonly ExternKind[] = ['func', 'table', 'memory', 'global'
 
 const EMPTY_LOCALS: readonly ValType[] = Object.freeze([]);
 
+/** Type forms of the type section that GC adds beside `func` (0x60). */
+const GC_TYPE_FORMS: ReadonlyMap<number, string> = new Map([
+  [0x5f, 'struct type'], [0x5e, 'array type'], [0x50, 'subtype'], [0x4f, 'final subtype'], [0x4e, 'recursive type group'],
+]);
+
+/** Constant instructions of extended constant expressions, by opcode. */
+const EXTENDED_CONST: ReadonlyMap<number, string> = new Map([
+  [0x6a, 'i32.add'], [0x6b, 'i32.sub'], [0x6c, 'i32.mul'], [0x7c, 'i64.add'], [0x7d, 'i64.sub'], [0x7e, 'i64.mul'],
+]);
+
 function mkInstr(op: number, a: number, b: number): ConstInstr {
   return { op, a, b, c: 0, d: 0 };
 }
@@ -75,8 +95,16 @@ function mkInstr(op: number, a: number, b: number): ConstInstr {
 /** The decoder state: one cursor over the module bytes. */
 class Decoder extends ByteReader {
   readonly len: number;
-  /** The first "constant expression required" seen, thrown once decoding has succeeded. */
+  /**
+   * The first validation error met while decoding ("constant expression required", or a
+   * refusal of something 2.0 decodes), thrown once decoding has succeeded.
+   */
   deferred: ValidationError | null = null;
+  /** Memories imported or defined so far (a second one is refused: multi-memory). */
+  memoryCount = 0;
+  /** Globals imported, and those defined so far: what `global.get` in a constant expression names. */
+  importedGlobals = 0;
+  definedGlobals: readonly Global[] = [];
   /** Declared locals of the bodies decoded so far (see MAX_MODULE_LOCALS). */
   moduleLocals = 0;
 
@@ -141,11 +169,22 @@ class Decoder extends ByteReader {
     }
   }
 
+  /** Keeps the first validation error for the end of decoding. */
+  defer(error: ValidationError): void {
+    if (this.deferred === null) this.deferred = error;
+  }
+
   valType(): ValType {
     const at = this.pos;
     const b = this.u8();
     if (b & 0x80) this.fail('integer representation too long', this.pos);
-    if ((b >= 0x7b && b <= 0x7f) || b === FUNCREF || b === EXTERNREF) return b;
+    if ((b >= 0x7c && b <= 0x7f) || b === FUNCREF || b === EXTERNREF) return b;
+    if (b === V128) {
+      this.defer(refuseValidation(Feature.Simd, `value type v128, ${formatOpcode(V128)}`, at));
+      return b;
+    }
+    const refused = proposalType(this, at);
+    if (refused !== null) throw refused;
     return this.fail('malformed value type', at);
   }
 
@@ -154,13 +193,37 @@ class Decoder extends ByteReader {
     const b = this.u8();
     if (b & 0x80) this.fail('integer representation too long', this.pos);
     if (b === FUNCREF || b === EXTERNREF) return b;
+    const refused = proposalType(this, at);
+    if (refused !== null) throw refused;
     return this.fail('malformed reference type', at);
   }
 
-  limits(): Limits {
+  /** The immediate of `ref.null`. */
+  heapType(): ValType {
+    const at = this.pos;
+    const b = this.u8();
+    if (b === FUNCREF || b === EXTERNREF) return b;
+    const refused = proposalHeapType(this, at);
+    if (refused !== null) throw refused;
+    if (b & 0x80) this.fail('integer representation too long', this.pos);
+    return this.fail('malformed reference type', at);
+  }
+
+  /**
+   * Limits. The flag is 0 or 1 in WebAssembly 2.0, and the suite expects "integer too large"
+   * for any other value below 0x80; the bits later proposals give it are refused as theirs.
+   */
+  limits(of: 'memory' | 'table'): Limits {
     const at = this.pos;
     const flag = this.u8();
-    if (flag & 0x7e) this.fail('integer too large', at);
+    if (flag & 0x7e) {
+      const feature = flag & 0x80 || flag & 0x70 ? null
+        : flag & 0x04 ? (of === 'memory' ? Feature.Memory64 : Feature.Table64)
+          : flag & 0x02 ? (of === 'memory' ? Feature.SharedMemory : Feature.SharedTable)
+            : of === 'memory' ? Feature.CustomPageSizes : null;
+      if (feature !== null) throw refuseDecode(feature, `${of} limits flags ${formatOpcode(flag)}`, at, 'integer too large');
+      this.fail('integer too large', at);
+    }
     if (flag & 0x80) this.fail('integer representation too long', this.pos);
     const min = this.u32();
     const max = flag === 1 ? this.u32() : null;
@@ -169,11 +232,16 @@ class Decoder extends ByteReader {
 
   tableType(): TableType {
     const elemType = this.refType();
-    return { elemType, limits: this.limits() };
+    return { elemType, limits: this.limits('table') };
   }
 
   memoryType(): MemoryType {
-    return { limits: this.limits() };
+    const at = this.pos;
+    const limits = this.limits('memory');
+    if (++this.memoryCount === 2) {
+      this.defer(refuseValidation(Feature.MultiMemory, 'a second memory', at, 'multiple memories'));
+    }
+    return { limits };
   }
 
   globalType(): GlobalType {
@@ -188,7 +256,11 @@ class Decoder extends ByteReader {
     const at = this.pos;
     const form = this.u8();
     if (form & 0x80) this.fail('integer representation too long', this.pos);
-    if (form !== 0x60) this.fail('malformed function type', at);
+    if (form !== 0x60) {
+      const gc = GC_TYPE_FORMS.get(form);
+      if (gc !== undefined) throw refuseDecode(Feature.Gc, `${gc}, ${formatOpcode(form)}`, at);
+      this.fail('malformed function type', at);
+    }
     const np = this.length();
     const params: ValType[] = new Array<ValType>(np);
     for (let i = 0; i < np; i++) params[i] = this.valType();
@@ -224,14 +296,26 @@ class Decoder extends ByteReader {
           break;
         }
         case 0xd0:
-          out.push(mkInstr(op, this.refType(), 0));
+          out.push(mkInstr(op, this.heapType(), 0));
           break;
         case 0xd2:
-        case 0x23:
           out.push(mkInstr(op, this.u32(), 0));
           break;
+        case 0x23: {
+          const x = this.u32();
+          // WebAssembly 2.0 knows only the imported globals here ("unknown global"); GC lets
+          // a constant expression read an immutable global the module defines before it.
+          const own = this.definedGlobals[x - this.importedGlobals];
+          if (x >= this.importedGlobals && own !== undefined && !own.type.mutable) {
+            const detail = `global.get ${x}, a global the module defines, in a constant expression`;
+            this.defer(refuseValidation(Feature.Gc, detail, at, `unknown global ${x}`));
+          }
+          out.push(mkInstr(op, x, 0));
+          break;
+        }
         case 0xfd: {
           if (this.u32() === 12) {
+            this.defer(refuseValidation(Feature.Simd, `v128.const, opcode ${formatOpcode(0xfd, 12)}`, at));
             const a = this.fixed32();
             const b = this.fixed32();
             const c = this.fixed32();
@@ -243,10 +327,16 @@ class Decoder extends ByteReader {
           this.nonConstant(at);
           return out;
         }
-        default:
+        default: {
+          const extended = EXTENDED_CONST.get(op);
+          if (extended !== undefined) {
+            const detail = `${extended}, opcode ${formatOpcode(op)}, in a constant expression`;
+            this.defer(refuseValidation(Feature.ExtendedConst, detail, at, 'constant expression required'));
+          }
           this.pos = at;
           this.nonConstant(at);
           return out;
+        }
       }
     }
   }
@@ -256,13 +346,25 @@ class Decoder extends ByteReader {
    * error, then skip the rest of the expression, checking that it is well formed.
    */
   nonConstant(at: number): void {
-    if (this.deferred === null) this.deferred = new ValidationError('constant expression required', at);
+    this.defer(new ValidationError('constant expression required', at));
     skipInstructions(this);
   }
 }
 
 /** Decodes a binary module. Throws DecodeError (malformed) or ValidationError (see above). */
+/** Decodes a whole module at once (see decodeModuleInSteps). */
 export function decodeModule(bytes: Uint8Array): ModuleIR {
+  return runSteps(decodeModuleInSteps(bytes));
+}
+
+/** Items of a section (types, imports, bodies, segments, ...) to decode between two steps. */
+const ITEMS_PER_STEP = 1024;
+
+/**
+ * Decodes a module in steps (steps.ts): it yields after every section and every
+ * ITEMS_PER_STEP items of a section, so that decoding a large module can share the event loop.
+ */
+export function* decodeModuleInSteps(bytes: Uint8Array): Steps<ModuleIR> {
   const d = new Decoder(bytes);
   const len = bytes.length;
 
@@ -283,6 +385,7 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
   const tables: TableType[] = [];
   const memories: MemoryType[] = [];
   const globals: Global[] = [];
+  d.definedGlobals = globals;
   const exports: Export[] = [];
   let start: number | null = null;
   const elements: ElemSegment[] = [];
@@ -295,6 +398,7 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
   while (d.pos < len) {
     const idAt = d.pos;
     const id = bytes[idAt]!;
+    if (id === SEC_TAG) throw refuseDecode(Feature.ExceptionHandling, 'section id 13, the tag section', idAt, 'malformed section id');
     if (id > SEC_DATACOUNT) d.fail('malformed section id', idAt);
     if (id !== SEC_CUSTOM) {
       const rank = SECTION_RANK[id]!;
@@ -316,7 +420,10 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
       }
       case SEC_TYPE: {
         const n = d.length();
-        for (let i = 0; i < n; i++) types.push(d.funcType());
+        for (let i = 0; i < n; i++) {
+          types.push(d.funcType());
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+        }
         break;
       }
       case SEC_IMPORT: {
@@ -339,28 +446,44 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
               break;
             case 3:
               desc = { kind: 'global', type: d.globalType() };
+              d.importedGlobals++;
               break;
+            case 4:
+              throw refuseDecode(Feature.ExceptionHandling, 'import kind 4, a tag', kindAt, 'malformed import kind');
             default:
               return d.fail('malformed import kind', kindAt);
           }
           imports.push({ module, name, desc });
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
         }
         break;
       }
       case SEC_FUNCTION: {
         const n = d.length();
         functions = new Array<number>(n);
-        for (let i = 0; i < n; i++) functions[i] = d.u32();
+        for (let i = 0; i < n; i++) {
+          functions[i] = d.u32();
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+        }
         break;
       }
       case SEC_TABLE: {
         const n = d.length();
-        for (let i = 0; i < n; i++) tables.push(d.tableType());
+        for (let i = 0; i < n; i++) {
+          if (d.pos < sectionEnd && bytes[d.pos] === 0x40) {
+            throw refuseDecode(Feature.FunctionReferences, 'a table with an initializer expression, 0x40', d.pos);
+          }
+          tables.push(d.tableType());
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+        }
         break;
       }
       case SEC_MEMORY: {
         const n = d.length();
-        for (let i = 0; i < n; i++) memories.push(d.memoryType());
+        for (let i = 0; i < n; i++) {
+          memories.push(d.memoryType());
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+        }
         break;
       }
       case SEC_GLOBAL: {
@@ -368,6 +491,7 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
         for (let i = 0; i < n; i++) {
           const type = d.globalType();
           globals.push({ type, init: d.constExpr() });
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
         }
         break;
       }
@@ -377,8 +501,10 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
           const name = d.name();
           const kindAt = d.pos;
           const kind = d.u8();
+          if (kind === 4) throw refuseDecode(Feature.ExceptionHandling, 'export kind 4, a tag', kindAt, 'malformed export kind');
           if (kind > 3) d.fail('malformed export kind', kindAt);
           exports.push({ name, kind: EXTERN_KINDS[kind]!, index: d.u32() });
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
         }
         break;
       }
@@ -387,7 +513,10 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
         break;
       case SEC_ELEMENT: {
         const n = d.length();
-        for (let i = 0; i < n; i++) elements.push(decodeElemSegment(d));
+        for (let i = 0; i < n; i++) {
+          elements.push(decodeElemSegment(d));
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+        }
         break;
       }
       case SEC_DATACOUNT:
@@ -396,16 +525,23 @@ export function decodeModule(bytes: Uint8Array): ModuleIR {
       case SEC_CODE: {
         const n = d.length();
         codes = new Array<FunctionBody>(n);
-        for (let i = 0; i < n; i++) codes[i] = decodeBody(d, sectionEnd);
+        for (let i = 0; i < n; i++) {
+          codes[i] = decodeBody(d, sectionEnd);
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+        }
         break;
       }
       case SEC_DATA: {
         const n = d.length();
-        for (let i = 0; i < n; i++) data.push(decodeDataSegment(d));
+        for (let i = 0; i < n; i++) {
+          data.push(decodeDataSegment(d));
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+        }
         break;
       }
     }
     if (d.pos !== sectionEnd) d.fail('section size mismatch', contentStart);
+    yield;
   }
 
   // The reference interpreter's order of the checks that need the whole module.
