@@ -137,9 +137,12 @@ describe('sandboxd, in process', () => {
     });
   });
 
-  it('one result line per value, typed arguments', async () => {
+  it('several results on one line, as sandboxd prints them; typed arguments', async () => {
     const r = await cli(fx('typed.wat'), '--invoke', 'swap', '--arg', '1', '--arg', 'i32:2');
-    expect(r.stdout).toBe('result: I32(2)\nresult: I32(1)\nresult: I64(3)\nresult: F64(1.0)\n');
+    expect(r.stdout).toBe('result: I32(2), I32(1), I64(3), F64(1.0)\n');
+    const n = await cli(fx('typed.wat'), '--invoke', 'swap', '--arg', '-2', '--arg', '-3');
+    expect(n.stdout).toBe('result: I32(-3), I32(-2), I64(-5), F64(-2.0)\n');
+    expect((await cli(fx('typed.wat'), '--invoke', 'nothing')).stdout).toBe('ok (no return value)\n');
     const f = await cli(fx('typed.wat'), '--invoke', 'mul_f32', '--arg', 'f32:1.5', '--arg', 'f32:0.5');
     expect(f.stdout).toBe('result: F32(0.75)\n');
   });
@@ -148,7 +151,7 @@ describe('sandboxd, in process', () => {
     [['infinite_loop.wat', '--fuel', '1000000'], 2, 'sandboxd: fuel exhausted: the module exceeded its instruction budget of 1000000 units\n'],
     [['infinite_loop.wat', '--fuel', '100000000000', '--timeout-ms', '100'], 3, 'sandboxd: wall-clock timeout: the module ran longer than 100 ms\n'],
     [['memory_bomb.wat', '--memory-mb', '4', '--fuel', '1000000000'], 4, 'sandboxd: memory limit exceeded: the module requested more than 4194304 bytes of linear memory\n'],
-    [['disallowed_import.wat'], 5, 'sandboxd: disallowed import: the module imports `env::exec` which is not on the allow-list\n'],
+    [['disallowed_import.wat'], 5, 'sandboxd: disallowed import: the module imports `env::secret` which is not on the allow-list\n'],
     [['logger.wat'], 5, 'sandboxd: disallowed import: the module imports `host::log` which is not on the allow-list\n'],
     [['random.wat', '--invoke', 'roll'], 5, 'sandboxd: disallowed import: the module imports `host::random` which is not on the allow-list\n'],
     [['well_behaved.wat', '--invoke', 'nope'], 7, 'sandboxd: export error: no exported function named `nope`\n'],
@@ -167,6 +170,18 @@ describe('sandboxd, in process', () => {
     const r = await cli(bad);
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/^sandboxd: invalid module: /);
+  });
+
+  it('text nested too deeply exits 6, and the next text module runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
+    const bomb = join(dir, 'bomb.wat');
+    writeFileSync(bomb, `(module (func (export "run")\n${'(block '.repeat(5000)}${')'.repeat(5000)}))`);
+    expect(await cli(bomb)).toEqual({
+      code: 6,
+      stdout: '',
+      stderr: 'sandboxd: invalid module: module.wat:2:687: error: the WebAssembly text is nested too deeply (more than 100 levels of parentheses and blocks)\n',
+    });
+    expect(await cli(fx('well_behaved.wat'), '--invoke', 'fib', '--arg', '30')).toMatchObject({ code: 0, stdout: 'result: I32(832040)\n' });
   });
 
   it('an unreadable module is a host error, exit 1', async () => {
@@ -249,6 +264,30 @@ describe.skipIf(!built)('sandboxd, end to end (bin/sandboxd.cjs over the build)'
     writeFileSync(wasm, wabt.parseWat('well_behaved.wat', text).toBinary({}).buffer);
     const r = await run(wasm, '--invoke', 'fib', '--arg', '30');
     expect(r).toMatchObject({ code: 0, stdout: 'result: I32(832040)\n', stderr: 'fuel consumed: 522\n' });
+  });
+
+  it('never loads wabt for a .wasm (the cold start depends on it), and loads it for a .wat', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
+    const wasm = join(dir, 'answer.wasm');
+    // (module (func (export "run") (result i32) i32.const 42)), assembled by hand.
+    writeFileSync(wasm, new Uint8Array([
+      0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00,
+      0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0x41, 0x2a, 0x0b,
+    ]));
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => {
+      const loaded = Object.keys(require.cache).some((k) => /[\\\\/]node_modules[\\\\/]wabt[\\\\/]/.test(k));
+      process.stderr.write('wabt loaded: ' + loaded + '\\n');
+    });`);
+    const binary = await spawn(process.execPath, ['-r', probe, 'bin/sandboxd.cjs', wasm]);
+    expect(binary).toMatchObject({ code: 0, stdout: 'result: I32(42)\n', stderr: 'fuel consumed: 2\nwabt loaded: false\n' });
+    const text = await spawn(process.execPath, ['-r', probe, 'bin/sandboxd.cjs', 'fixtures/well_behaved.wat', '--invoke', 'add', '--arg', '2', '--arg', '40']);
+    expect(text).toMatchObject({ code: 0, stdout: 'result: I32(42)\n', stderr: 'fuel consumed: 4\nwabt loaded: true\n' });
+  });
+
+  it('prints several results on one line', async () => {
+    const r = await run('fixtures/typed.wat', '--invoke', 'swap', '--arg', '-2', '--arg', '-3');
+    expect(r).toMatchObject({ code: 0, stdout: 'result: I32(-3), I32(-2), I64(-5), F64(-2.0)\n' });
   });
 
   it('reports --version from package.json and exits 0', async () => {

@@ -64,7 +64,7 @@ describe('the attack table', () => {
       fixture: 'disallowed_import',
       kind: 'DisallowedImport',
       exitCode: 5,
-      message: 'disallowed import: the module imports `env::exec` which is not on the allow-list',
+      message: 'disallowed import: the module imports `env::secret` which is not on the allow-list',
     },
     {
       attack: 'host::log without the grant',
@@ -170,7 +170,7 @@ describe('the attack table', () => {
     expect(mem.limit).toBe(2 * MiB);
     expect(mem.fuelConsumed).toBeGreaterThan(0);
     const imp = await failure(sandbox.run(fixture('disallowed_import'), 'run', []));
-    expect([imp.module, imp.name, imp.fuelConsumed]).toEqual(['env', 'exec', 0]);
+    expect([imp.module, imp.name, imp.fuelConsumed]).toEqual(['env', 'secret', 0]);
   });
 });
 

@@ -1,9 +1,10 @@
 /**
  * The `sandboxd` command: run one module under limits and report as sandboxd does.
  *
- * stdout: `[guest log] LINE` for each logged line, then `result: I32(42)` per returned value
- * (or `ok (no return value)`). stderr: `fuel consumed: N`, `peak linear memory: N bytes` when
- * memory grew, or `sandboxd: <error message>`. The exit code names the outcome: 0 success,
+ * stdout: `[guest log] LINE` for each logged line, then the returned values on one line as
+ * sandboxd prints them, `result: I32(42)` or `result: I32(-5), I64(-5)` (or `ok (no return
+ * value)`). stderr: `fuel consumed: N`, `peak linear memory: N bytes` when memory grew, or
+ * `sandboxd: <error message>`. The exit code names the outcome: 0 success,
  * 1 host error (and bad command lines), 2 fuel, 3 timeout, 4 memory, 5 disallowed import,
  * 6 invalid module, 7 export error, 8 guest trap.
  */
@@ -69,8 +70,7 @@ async function runModule(options: CliOptions, io: CliIo): Promise<number> {
     const output = await new Sandbox(host).run(bytes, options.invoke, options.args, limits);
 
     printLogs(logs, io);
-    if (output.values.length === 0) io.stdout('ok (no return value)');
-    for (const value of output.values) io.stdout(`result: ${value}`);
+    io.stdout(output.values.length === 0 ? 'ok (no return value)' : `result: ${output.values.map(String).join(', ')}`);
     io.stderr(`fuel consumed: ${output.fuelConsumed}`);
     if (output.peakMemoryBytes > 0) io.stderr(`peak linear memory: ${output.peakMemoryBytes} bytes`);
     return 0;
