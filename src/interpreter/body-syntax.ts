@@ -10,6 +10,7 @@
  * - The decoder skips the rest of a constant expression once it meets an instruction that is
  *   not constant, so that the remainder of the module is still checked.
  */
+import type { Steps } from './steps.js';
 import { DecodeError, Feature, formatOpcode, refuseDecode } from './errors.js';
 import { ByteReader } from './reader.js';
 import type { ModuleIR } from './types.js';
@@ -54,98 +55,112 @@ const OPCODE_IMM = (() => {
  * (i32/i64/f32/f64.const).
  */
 export function skipInstructions(r: ByteReader): number {
-  // Block nesting: 0 = block/loop, 1 = if before its else, 2 = if after its else.
-  const nesting: number[] = [];
-  let constants = 0;
-  for (;;) {
-    const opAt = r.pos;
-    const op = r.u8();
-    switch (OPCODE_IMM[op]!) {
-      case IMM_ILLEGAL:
-        throw unknownOpcode(r, op, opAt);
-      case IMM_NONE:
-        break;
-      case IMM_U32:
-        r.u32();
-        break;
-      case IMM_MEMARG:
-        // Read as multi-memory reads it, so that a multi-memory body is scanned as written
-        // (the translator refuses it: see memargHasMemoryIndex).
-        if (memargHasMemoryIndex(r.u32())) r.u32();
-        r.u32();
-        break;
-      case IMM_ZERO:
-        memoryIndexByte(r, op === 0x3f ? 'memory.size' : 'memory.grow');
-        break;
-      default:
-        switch (op) {
-          case 0x02:
-          case 0x03:
-          case 0x04: {
-            const b = r.pos < r.end ? r.bytes[r.pos]! : -1;
-            if (b === 0x40 || (b & 0xc0) === 0x40) {
-              const refused = proposalType(r, r.pos);
-              if (refused !== null) throw refused;
-              r.u8();
-            } else r.s33();
-            nesting.push(op === 0x04 ? 1 : 0);
-            break;
-          }
-          case 0x05:
-            if (nesting.length === 0 || nesting[nesting.length - 1] !== 1) r.fail('END opcode expected', opAt);
-            nesting[nesting.length - 1] = 2;
-            break;
-          case 0x0b:
-            if (nesting.length === 0) return constants;
-            nesting.pop();
-            break;
-          case 0x0e: {
-            const n = count(r);
-            for (let i = 0; i <= n; i++) r.u32();
-            break;
-          }
-          case 0x11:
-            r.u32();
-            r.u32();
-            break;
-          case 0x1c: {
-            const n = count(r);
-            for (let i = 0; i < n; i++) {
-              const refused = proposalType(r, r.pos);
-              if (refused !== null) throw refused;
-              r.u8();
+  const scan = new InstructionScan();
+  scan.advance(r, Infinity);
+  return scan.constants;
+}
+
+/** skipInstructions, resumable: its state lives here, so that a long body can be scanned in steps. */
+class InstructionScan {
+  /** Block nesting: 0 = block/loop, 1 = if before its else, 2 = if after its else. */
+  private readonly nesting: number[] = [];
+  /** The constant instructions stepped over so far. */
+  constants = 0;
+
+  /** Scans until the closing `end` (true) or until the cursor has reached `until` (false). */
+  advance(r: ByteReader, until: number): boolean {
+    const nesting = this.nesting;
+    for (;;) {
+      if (r.pos >= until) return false;
+      const opAt = r.pos;
+      const op = r.u8();
+      switch (OPCODE_IMM[op]!) {
+        case IMM_ILLEGAL:
+          throw unknownOpcode(r, op, opAt);
+        case IMM_NONE:
+          break;
+        case IMM_U32:
+          r.u32();
+          break;
+        case IMM_MEMARG:
+          // Read as multi-memory reads it, so that a multi-memory body is scanned as written
+          // (the translator refuses it: see memargHasMemoryIndex).
+          if (memargHasMemoryIndex(r.u32())) r.u32();
+          r.u32();
+          break;
+        case IMM_ZERO:
+          memoryIndexByte(r, op === 0x3f ? 'memory.size' : 'memory.grow');
+          break;
+        default:
+          switch (op) {
+            case 0x02:
+            case 0x03:
+            case 0x04: {
+              const b = r.pos < r.end ? r.bytes[r.pos]! : -1;
+              if (b === 0x40 || (b & 0xc0) === 0x40) {
+                const refused = proposalType(r, r.pos);
+                if (refused !== null) throw refused;
+                r.u8();
+              } else r.s33();
+              nesting.push(op === 0x04 ? 1 : 0);
+              break;
             }
-            break;
+            case 0x05:
+              if (nesting.length === 0 || nesting[nesting.length - 1] !== 1) r.fail('END opcode expected', opAt);
+              nesting[nesting.length - 1] = 2;
+              break;
+            case 0x0b:
+              if (nesting.length === 0) return true;
+              nesting.pop();
+              break;
+            case 0x0e: {
+              const n = count(r);
+              for (let i = 0; i <= n; i++) r.u32();
+              break;
+            }
+            case 0x11:
+              r.u32();
+              r.u32();
+              break;
+            case 0x1c: {
+              const n = count(r);
+              for (let i = 0; i < n; i++) {
+                const refused = proposalType(r, r.pos);
+                if (refused !== null) throw refused;
+                r.u8();
+              }
+              break;
+            }
+            case 0x41:
+              r.s32();
+              this.constants++;
+              break;
+            case 0x42:
+              r.s64();
+              this.constants++;
+              break;
+            case 0x43:
+              skipBytes(r, 4);
+              this.constants++;
+              break;
+            case 0x44:
+              skipBytes(r, 8);
+              this.constants++;
+              break;
+            case 0xd0: {
+              const refused = proposalHeapType(r, r.pos);
+              if (refused !== null) throw refused;
+              r.u8();
+              break;
+            }
+            case 0xfc:
+              skipFC(r, opAt);
+              break;
+            case 0xfd:
+              skipFD(r, opAt);
+              break;
           }
-          case 0x41:
-            r.s32();
-            constants++;
-            break;
-          case 0x42:
-            r.s64();
-            constants++;
-            break;
-          case 0x43:
-            skipBytes(r, 4);
-            constants++;
-            break;
-          case 0x44:
-            skipBytes(r, 8);
-            constants++;
-            break;
-          case 0xd0: {
-            const refused = proposalHeapType(r, r.pos);
-            if (refused !== null) throw refused;
-            r.u8();
-            break;
-          }
-          case 0xfc:
-            skipFC(r, opAt);
-            break;
-          case 0xfd:
-            skipFD(r, opAt);
-            break;
-        }
+      }
     }
   }
 }
@@ -352,19 +367,15 @@ export function memoryIndexByte(r: ByteReader, instr: string): void {
 }
 
 /** Checks a body's encoding through its final `end`; returns its number of constants. */
-function scanBody(bytes: Uint8Array, start: number, end: number): number {
-  const r = new ByteReader(bytes, start, end);
-  const constants = skipInstructions(r);
-  if (!r.atEnd) r.fail('operators remaining after end of function body');
-  return constants;
-}
-
-/** The first malformed encoding in the bodies from `first` on, or null if they all decode. */
-export function findMalformedBody(ir: ModuleIR, first: number): DecodeError | null {
+/** The first malformed encoding in the bodies from `first` on, or null if they all decode; in steps. */
+export function* findMalformedBodyInSteps(ir: ModuleIR, first: number): Steps<DecodeError | null> {
   for (let i = first; i < ir.codes.length; i++) {
     const body = ir.codes[i]!;
+    const r = new ByteReader(ir.bytes, body.codeStart, body.codeEnd);
+    const scan = new InstructionScan();
     try {
-      scanBody(ir.bytes, body.codeStart, body.codeEnd);
+      while (!scan.advance(r, r.pos + SCAN_BYTES_PER_STEP)) yield;
+      if (!r.atEnd) r.fail('operators remaining after end of function body');
     } catch (e) {
       if (e instanceof DecodeError) return e;
       throw e;
@@ -373,16 +384,22 @@ export function findMalformedBody(ir: ModuleIR, first: number): DecodeError | nu
   return null;
 }
 
+/** Body bytes to scan between two steps of countConstantsInSteps. */
+const SCAN_BYTES_PER_STEP = 16 * 1024;
+
 /**
  * How many constant instructions a body holds: the translator reserves that many constant
  * slots in the frame before it starts. For a malformed body the answer does not matter (the
- * translator reports the malformation), so it is 0.
+ * translator reports the malformation), so it is 0. In steps, for a large body's sake.
  */
-export function countConstants(bytes: Uint8Array, start: number, end: number): number {
+export function* countConstantsInSteps(bytes: Uint8Array, start: number, end: number): Steps<number> {
+  const r = new ByteReader(bytes, start, end);
+  const scan = new InstructionScan();
   try {
-    return scanBody(bytes, start, end);
+    while (!scan.advance(r, r.pos + SCAN_BYTES_PER_STEP)) yield;
   } catch (e) {
     if (e instanceof DecodeError) return 0;
     throw e;
   }
+  return scan.constants;
 }

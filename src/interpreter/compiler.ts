@@ -26,7 +26,7 @@ import {
   isRefType, valTypeName,
 } from './types.js';
 import {
-  countConstants, findMalformedBody, memargHasMemoryIndex, memoryIndexByte, prefixedOpcode, proposalHeapType,
+  countConstantsInSteps, findMalformedBodyInSteps, memargHasMemoryIndex, memoryIndexByte, prefixedOpcode, proposalHeapType,
   proposalType, unknownOpcode,
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
@@ -124,7 +124,8 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     const body = ctx.ir.codes[i]!;
     const entry = out.length;
     try {
-      translator.begin(type, body.locals, body.codeStart, body.codeEnd);
+      const constantCount = yield* countConstantsInSteps(ctx.ir.bytes, body.codeStart, body.codeEnd);
+      translator.begin(type, body.locals, body.codeStart, body.codeEnd, constantCount);
       for (;;) {
         const from = translator.position;
         const done = translator.advance(from + budget);
@@ -137,7 +138,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
       }
     } catch (e) {
       // A malformed encoding anywhere from here on outranks the validation error.
-      if (e instanceof ValidationError) throw findMalformedBody(ctx.ir, i) ?? e;
+      if (e instanceof ValidationError) throw (yield* findMalformedBodyInSteps(ctx.ir, i)) ?? e;
       throw e;
     }
     const frameSlots = translator.frameSlots;
@@ -208,12 +209,13 @@ class FunctionTranslator {
   constructor(private readonly ctx: ModuleContext, private readonly out: CodeBuffer) {}
 
   /** Starts on a function body: translate it with advance(), then read frameSlots. */
-  begin(type: FuncType, locals: readonly ValType[], start: number, end: number): void {
+  /** `constants`: how many constant instructions the body holds (countConstantsInSteps). */
+  begin(type: FuncType, locals: readonly ValType[], start: number, end: number, constants: number): void {
     this.r = new ByteReader(this.ctx.ir.bytes, start, end);
     this.localTypes = [...type.params, ...locals];
     this.numLocals = this.localTypes.length;
     this.constBase = this.numLocals;
-    this.constCapacity = countConstants(this.ctx.ir.bytes, start, end);
+    this.constCapacity = constants;
     this.constSlotLo.length = 0;
     this.constSlotHi.length = 0;
     this.constSlotOf.clear();
