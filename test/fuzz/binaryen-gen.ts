@@ -56,9 +56,6 @@ export const DEFAULT_FUZZ_INPUT_SIZE = 6000;
 
 interface WasmOptModule {
   callMain(args: string[]): number;
-  /** Lines the tool printed to stdout and stderr since the last call. */
-  out: string[];
-  err: string[];
 }
 
 async function loadWasmOpt(): Promise<WasmOptModule> {
@@ -71,8 +68,6 @@ async function loadWasmOpt(): Promise<WasmOptModule> {
     `(function (require, __filename, __dirname, process, Module) {${source}\n;Module.__exposed = { callMain, stackSave, stackRestore };\n})`,
     { filename: file },
   ) as (req: NodeRequire, filename: string, dirname: string, proc: NodeJS.Process, module: Record<string, unknown>) => void;
-  const out: string[] = [];
-  const err: string[] = [];
   // The tool sets process.exitCode when main returns; give it a process of its own for that.
   const proc = Object.create(process, {
     exitCode: { value: undefined, writable: true },
@@ -81,8 +76,6 @@ async function loadWasmOpt(): Promise<WasmOptModule> {
   const module: Record<string, unknown> = {
     noInitialRun: true,
     thisProgram: 'wasm-opt',
-    print: (line: string) => out.push(line),
-    printErr: (line: string) => err.push(line),
   };
   const ready = new Promise<void>((resolve) => {
     module.onRuntimeInitialized = resolve;
@@ -100,7 +93,7 @@ async function loadWasmOpt(): Promise<WasmOptModule> {
       exposed.stackRestore(sp);
     }
   };
-  return { callMain, out, err };
+  return { callMain };
 }
 
 let wasmOpt = await loadWasmOpt();
@@ -127,21 +120,17 @@ export const OUTPUT = join(workDir, 'out');
 
 /**
  * Runs `wasm-opt` in this process on `input` with `args`; returns the bytes it wrote to
- * `OUTPUT` (when `-o OUTPUT` is among the args) and what it printed.
+ * `OUTPUT` when `-o OUTPUT` is among the args. The tool writes its messages (`Fatal: ...`)
+ * straight to this process's standard error.
  */
-export function runWasmOpt(input: Uint8Array, args: readonly string[]): { output: Uint8Array | null; stdout: string } {
-  wasmOpt.out.length = 0;
-  wasmOpt.err.length = 0;
+export function runWasmOpt(input: Uint8Array, args: readonly string[]): Uint8Array | null {
   writeFileSync(inputFile, input);
   rmSync(OUTPUT, { force: true });
   const rc = wasmOpt.callMain([inputFile, ...args]);
-  if (rc !== 0) throw new Error(`wasm-opt ${args.join(' ')} failed (${rc}): ${wasmOpt.err.join('\n')}`);
-  let output: Uint8Array | null = null;
-  if (args.includes(OUTPUT)) {
-    if (!existsSync(OUTPUT)) throw new Error(`wasm-opt ${args.join(' ')} wrote no output: ${wasmOpt.err.join('\n')}`);
-    output = new Uint8Array(readFileSync(OUTPUT));
-  }
-  return { output, stdout: wasmOpt.out.join('\n') };
+  if (rc !== 0) throw new Error(`wasm-opt ${args.join(' ')} failed with exit code ${rc} (its message is on standard error)`);
+  if (!args.includes(OUTPUT)) return null;
+  if (!existsSync(OUTPUT)) throw new Error(`wasm-opt ${args.join(' ')} wrote no output`);
+  return new Uint8Array(readFileSync(OUTPUT));
 }
 
 /**
@@ -183,7 +172,7 @@ export function generateFuzzModule(seed: number, size: number = DEFAULT_FUZZ_INP
   if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`seed must be a non-negative integer, got ${seed}`);
   if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`size must be a positive integer, got ${size}`);
   const args = ['--translate-to-fuzz', ...FUZZ_FEATURE_FLAGS, ...SHAPING_FLAGS[shaping], '-q', '-o', OUTPUT];
-  return runWasmOpt(fuzzInputBytes(seed, size), args).output!;
+  return runWasmOpt(fuzzInputBytes(seed, size), args)!;
 }
 
 /**
@@ -192,10 +181,13 @@ export function generateFuzzModule(seed: number, size: number = DEFAULT_FUZZ_INP
  * a difference that comes from NaN payloads from one that does not.
  */
 export function denanModule(bytes: Uint8Array): Uint8Array {
-  return runWasmOpt(bytes, [...FUZZ_FEATURE_FLAGS, '--denan', '-q', '-o', OUTPUT]).output!;
+  return runWasmOpt(bytes, [...FUZZ_FEATURE_FLAGS, '--denan', '-q', '-o', OUTPUT])!;
 }
 
-/** The module in Binaryen's text format (function indexes as names), for reports. */
+/**
+ * The module in Binaryen's text format (function indexes as names), for reports. (`--print`
+ * would write to the process's own standard output: the tool's files are the real ones.)
+ */
 export function moduleToText(bytes: Uint8Array): string {
-  return runWasmOpt(bytes, [...FUZZ_FEATURE_FLAGS, '--print', '-q']).stdout;
+  return new TextDecoder().decode(runWasmOpt(bytes, [...FUZZ_FEATURE_FLAGS, '-S', '-q', '-o', OUTPUT])!);
 }
