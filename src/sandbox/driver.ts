@@ -1,16 +1,24 @@
 /**
- * The driver loop: runs a paused engine execution to completion in slices of fuel, yielding
- * to the event loop between them.
+ * The driver: runs paused engine executions to completion in slices of fuel, sharing the
+ * event loop with the embedding application and with each other.
  *
- * JavaScript has one thread, so the watchdog's timer can only fire — and the embedding
- * application can only stay responsive — while the guest is not running. The driver gives
- * the guest a slice of fuel (`execution.sliceFuel`), sized adaptively from measured time so
- * that a slice lasts about `TARGET_SLICE_MS`, and yields (`setImmediate`) once at least that
- * much time has passed since the last yield. When the watchdog has fired, the engine traps
- * with `Interrupt` on the next `resume()`.
+ * JavaScript has one thread, so the watchdog's timer can only fire — and the application can
+ * only stay responsive — while no guest is running. One scheduler per process runs *rounds*:
+ * in a `setImmediate` callback it gives the runs that are ready one slice each, in turn, until
+ * ROUND_MS have passed, then leaves the event loop to everything else (timers, I/O) and
+ * continues in the next round. A slice is fuel (`execution.sliceFuel`) sized from the run's
+ * measured rate to last `sliceMs()`: TARGET_SLICE_MS for a run alone, less when many share the
+ * loop, so that every run gets a turn every few milliseconds. When a run's watchdog has fired,
+ * the engine traps with `Interrupt` on its next slice.
  *
- * An asynchronous host call leaves the execution `pending`; the driver races its promise
- * against the watchdog, so a host call still pending at the deadline ends the run at once.
+ * One callback for all runs, rather than a promise and a `setImmediate` per run and slice,
+ * matters with many runs in flight: Node runs every queued immediate before it looks at its
+ * timers again, so a thousand runs each yielding on its own made one turn of the event loop
+ * as long as a thousand slices and their promises.
+ *
+ * An asynchronous host call leaves the execution `pending` and out of the rounds; the driver
+ * races its promise against the watchdog, so a host call still pending at the deadline ends
+ * the run at once.
  */
 import { Trap, TrapKind } from '../interpreter/errors.js';
 import type { Steps } from '../interpreter/steps.js';
@@ -32,47 +40,198 @@ export interface FuelGauge {
   readonly fuel: number;
 }
 
-/** Aim for slices of about this long (ms), so the event loop never waits much longer. */
+/** A run alone gets slices of about this long (ms). */
 export const TARGET_SLICE_MS = 1;
-/**
- * With many runs in flight, each yields through `setImmediate` and the event loop runs all of
- * them before it looks at its timers again: a round of every run's slice. Slices shrink so
- * that a round stays within this (ms), down to MIN_SLICE_MS: the watchdogs' timers get their
- * turn, and every run sees its deadline, with a thousand runs as with one.
- */
-export const ROUND_MS = 5;
+/** The most a round runs guests before the event loop gets its turn (ms). */
+export const ROUND_MS = 2;
+/** The shortest slice, however many runs share the loop (ms). */
 export const MIN_SLICE_MS = 0.005;
 
-/** Runs being driven now, in this process. */
-let activeRuns = 0;
+/**
+ * A run's first slice, before its rate is measured: 10,000 fuel, about what slow (not yet
+ * optimised) code runs in TARGET_SLICE_MS; less in proportion when the slice is shorter.
+ */
+export const INITIAL_SLICE_FUEL = 10_000;
+export const MIN_SLICE_FUEL = 100;
+export const MAX_SLICE_FUEL = 100_000_000;
 
-/** How long a slice should last now: TARGET_SLICE_MS, shorter when many runs share the loop. */
-export function sliceMs(): number {
-  return Math.max(MIN_SLICE_MS, Math.min(TARGET_SLICE_MS, ROUND_MS / Math.max(1, activeRuns)));
-}
-
-/** Pieces shrink with the slice: 1 MiB takes about a millisecond where pages are fresh. */
+/** Pieces of long instructions shrink with the slice: 1 MiB takes about a millisecond where pages are fresh. */
 const PIECE_BYTES_PER_MS = 1 << 20;
 const MIN_PIECE_BYTES = 16 * 1024;
 
-function pieceBytes(): number {
-  return Math.max(MIN_PIECE_BYTES, Math.round(PIECE_BYTES_PER_MS * sliceMs()));
+/** An execution being driven: one slice per turn. */
+class Task {
+  /** Settled: by the engine, or by the deadline while the run waited for its turn. */
+  private settled = false;
+
+  constructor(
+    private readonly execution: DrivableExecution,
+    private readonly store: FuelGauge,
+    private readonly watchdog: Watchdog,
+    private readonly pacer: Pacer,
+    private readonly resolve: (results: WasmValue[]) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  /** Runs one slice; returns true when the run wants another. */
+  runSlice(): boolean {
+    if (this.settled) return false;
+    const { execution, store, pacer } = this;
+    const slice = pacer.sliceFuel;
+    execution.sliceFuel = slice;
+    execution.meter.pieceBytes = Math.max(MIN_PIECE_BYTES, Math.round(PIECE_BYTES_PER_MS * sliceMs()));
+    const fuelBefore = store.fuel;
+    const t0 = performance.now();
+    let state: 'done' | 'paused' | 'pending';
+    try {
+      state = execution.resume();
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
+    const spent = fuelBefore - store.fuel;
+    pacer.adapt(spent, performance.now() - t0, state === 'paused' && spent >= slice);
+    // The deadline, seen here too: the watchdog's timer may be waiting behind this round.
+    this.watchdog.poll();
+    if (state === 'done') {
+      this.settled = true;
+      this.resolve([...execution.results]);
+      return false;
+    }
+    if (state === 'pending') {
+      this.awaitHost();
+      return false;
+    }
+    return true;
+  }
+
+  /** Out of the rounds until the host call settles, or the deadline ends the run. */
+  private awaitHost(): void {
+    const pending = this.execution.pending;
+    const settled = Promise.resolve(pending).then(
+      () => true,
+      () => true, // resume() rethrows the rejection
+    );
+    void Promise.race([settled, this.watchdog.expired.then(() => false)]).then((inTime) => {
+      if (inTime) scheduler.add(this);
+    });
+  }
+
+  /**
+   * The deadline has passed: the run ends now, wherever it waits — in the rounds, or on a
+   * host call. Waiting, it is at a check point, where its next slice would trap anyway.
+   */
+  expire(): void {
+    this.fail(new Trap(TrapKind.Interrupt));
+  }
+
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
 }
-export const INITIAL_SLICE_FUEL = 10_000;
-export const MIN_SLICE_FUEL = 1_000;
-export const MAX_SLICE_FUEL = 100_000_000;
+
+/** The rounds: one per process, for every run. */
+class Scheduler {
+  private ready: Task[] = [];
+  private head = 0;
+  private turns: Array<() => void> = [];
+  private scheduled = false;
+  /** Runs in flight (enterRun/leaveRun), ready or not. */
+  inFlight = 0;
+  /**
+   * When the current burst of work began: the end of the last round, or the last turn given.
+   * Work outside the rounds (setting runs up, compiling and instantiating in steps) goes on in
+   * the microtasks that follow, and waits for a turn once a burst has lasted ROUND_MS.
+   */
+  private burstStart = -Infinity;
+
+  /** How many runs are waiting for a slice. */
+  get readyCount(): number {
+    return this.ready.length - this.head;
+  }
+
+  add(task: Task): void {
+    this.ready.push(task);
+    this.wake();
+  }
+
+  /** Resolves after the next round, for work outside the rounds to go on then. */
+  turn(): Promise<void> {
+    return new Promise((resolve) => {
+      this.turns.push(resolve);
+      this.wake();
+    });
+  }
+
+  /** Whether work outside the rounds has had its share of the event loop for now. */
+  get burstSpent(): boolean {
+    return performance.now() - this.burstStart >= ROUND_MS;
+  }
+
+  private wake(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.round);
+  }
+
+  private readonly round = (): void => {
+    this.scheduled = false;
+    const start = performance.now();
+    while (this.head < this.ready.length) {
+      const task = this.ready[this.head++]!;
+      if (task.runSlice()) this.ready.push(task);
+      if (performance.now() - start >= ROUND_MS) break;
+    }
+    // Drop what the queue has passed, so that finished runs can be collected.
+    if (this.head === this.ready.length) {
+      this.ready.length = 0;
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.ready.length) {
+      this.ready = this.ready.slice(this.head);
+      this.head = 0;
+    }
+    // What waited for a turn goes on in the microtasks after this round, with a burst of its own.
+    const turns = this.turns;
+    this.turns = [];
+    for (const resolve of turns) resolve();
+    this.burstStart = performance.now();
+    if (this.readyCount > 0) this.wake();
+  };
+}
+
+const scheduler = new Scheduler();
+
+/** How long a slice should last now: TARGET_SLICE_MS, shorter when many runs share the loop. */
+export function sliceMs(): number {
+  return Math.max(MIN_SLICE_MS, Math.min(TARGET_SLICE_MS, ROUND_MS / Math.max(1, scheduler.readyCount)));
+}
 
 /**
- * Slice sizing and yield bookkeeping, shared by the executions of one run (a start function
- * and the export call) and by the calls on one instance, so the measured rate carries over.
+ * Counts a run in flight until `leaveRun`, and waits for a turn first when the current burst
+ * is spent: a thousand runs started at once set up a burst's worth at a time.
+ */
+export async function enterRun(deadline: Promise<void>): Promise<void> {
+  scheduler.inFlight++;
+  let expired = false;
+  void deadline.then(() => {
+    expired = true;
+  });
+  // Woken with many others, a run may find the burst spent again: it waits for another turn.
+  while (scheduler.burstSpent && !expired) await Promise.race([scheduler.turn(), deadline]);
+}
+
+export function leaveRun(): void {
+  scheduler.inFlight--;
+}
+
+/**
+ * Slice sizing, shared by the executions of one run (a start function and the export call)
+ * and by the calls on one instance, so the measured rate carries over.
  */
 export class Pacer {
   sliceFuel = INITIAL_SLICE_FUEL;
-  lastYield = performance.now();
-  /** How many times the driver yielded to the event loop (diagnostics). */
-  yields = 0;
-  /** The longest stretch (ms) the driver ran without yielding (diagnostics). */
-  longestStretchMs = 0;
 
   /** Adjusts the slice after a `resume()` that spent `spent` fuel in `elapsedMs`. */
   adapt(spent: number, elapsedMs: number, exhausted: boolean): void {
@@ -81,93 +240,43 @@ export class Pacer {
     let next: number;
     if (elapsedMs <= target / 8) next = this.sliceFuel * 4;
     else next = (spent / elapsedMs) * target;
+    // Grow carefully (a fast slice may be noise), shrink at once (a slow one holds the loop).
     next = Math.min(next, this.sliceFuel * 4);
-    next = Math.max(next, this.sliceFuel / 4);
+    next = Math.max(next, this.sliceFuel / 16);
     this.sliceFuel = Math.round(Math.min(MAX_SLICE_FUEL, Math.max(MIN_SLICE_FUEL, next)));
   }
 
-  /** Yields to the event loop when a slice's time has passed; `wake` may end the wait early. */
-  async yieldIfDue(now: number, wake?: Promise<void>): Promise<void> {
-    const stretch = now - this.lastYield;
-    if (stretch < sliceMs()) return;
-    if (stretch > this.longestStretchMs) this.longestStretchMs = stretch;
-    await (wake === undefined ? yieldToEventLoop() : Promise.race([yieldToEventLoop(), wake]));
-    this.yields++;
-    this.lastYield = performance.now();
-  }
-}
-
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
- * Runs `steps` (compiling, instantiating: steps.ts) to the end, giving the event loop its turn
- * whenever a slice's worth of time has passed; `check` runs before every step after the first
- * (the sandbox checks its deadline there).
+ * Runs `steps` (compiling, instantiating: steps.ts) to the end, waiting for a turn whenever
+ * the current burst is spent. With a `deadline`, its expiry ends a wait at once, and `check`
+ * (which throws once the deadline has passed) runs before every step after the first.
  */
-export async function driveSteps<T>(steps: Steps<T>, pacer: Pacer, check: () => void = () => undefined): Promise<T> {
+export async function driveSteps<T>(steps: Steps<T>, deadline?: { expired: Promise<void>; check(): void }): Promise<T> {
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done === true) return step.value;
-    await pacer.yieldIfDue(performance.now());
-    check();
+    while (scheduler.burstSpent) {
+      await (deadline === undefined ? scheduler.turn() : Promise.race([scheduler.turn(), deadline.expired]));
+      deadline?.check();
+    }
   }
 }
-
-const DEADLINE = Symbol('deadline');
 
 /**
  * Drives `execution` to completion and returns its results. Throws what the engine throws
  * (a `Trap`, a host function's exception), and `Trap(Interrupt)` when the watchdog fires
  * while an asynchronous host call is pending.
  */
-export async function drive(
-  execution: DrivableExecution,
-  store: FuelGauge,
-  watchdog: Watchdog,
-  pacer: Pacer,
-): Promise<WasmValue[]> {
-  activeRuns++;
-  try {
-    return await driveToEnd(execution, store, watchdog, pacer);
-  } finally {
-    activeRuns--;
-  }
-}
-
-async function driveToEnd(execution: DrivableExecution, store: FuelGauge, watchdog: Watchdog, pacer: Pacer): Promise<WasmValue[]> {
-  for (;;) {
-    const slice = pacer.sliceFuel;
-    execution.sliceFuel = slice;
-    execution.meter.pieceBytes = pieceBytes();
-    const fuelBefore = store.fuel;
-    const t0 = performance.now();
-    const state = execution.resume();
-    const t1 = performance.now();
-    // The deadline, seen here too: the watchdog's timer may be waiting behind other runs.
-    watchdog.poll();
-    const spent = fuelBefore - store.fuel;
-    pacer.adapt(spent, t1 - t0, state === 'paused' && spent >= slice);
-
-    if (state === 'done') return [...execution.results];
-
-    if (state === 'pending') {
-      const pending = execution.pending;
-      if (pending) {
-        const settled = Promise.resolve(pending).then(
-          () => undefined,
-          () => undefined, // resume() rethrows the rejection
-        );
-        const winner = await Promise.race([settled, watchdog.expired.then(() => DEADLINE)]);
-        if (winner === DEADLINE) throw new Trap(TrapKind.Interrupt);
-      } else {
-        await yieldToEventLoop(); // never spin synchronously on a pending state
-      }
-      pacer.lastYield = performance.now();
-      continue;
-    }
-
-    // A watchdog that fires while this run waits its turn wakes it at once.
-    await pacer.yieldIfDue(t1, watchdog.expired);
-  }
+export function drive(execution: DrivableExecution, store: FuelGauge, watchdog: Watchdog, pacer: Pacer): Promise<WasmValue[]> {
+  // A share of the loop for this run's first slices, until its rate is measured.
+  const share = Math.round((INITIAL_SLICE_FUEL * sliceMs()) / TARGET_SLICE_MS);
+  pacer.sliceFuel = Math.min(pacer.sliceFuel, Math.max(MIN_SLICE_FUEL, share));
+  return new Promise((resolve, reject) => {
+    const task = new Task(execution, store, watchdog, pacer, resolve, reject);
+    void watchdog.expired.then(() => task.expire());
+    // The first slice at once while the burst lasts: a short guest then finishes without
+    // waiting for a round (Sandbox.run of a tiny function costs microseconds).
+    if (scheduler.burstSpent || task.runSlice()) scheduler.add(task);
+  });
 }

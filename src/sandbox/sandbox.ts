@@ -16,7 +16,7 @@
  */
 import { DecodeError, ValidationError } from '../interpreter/errors.js';
 import { compileModuleInSteps } from '../interpreter/index.js';
-import { Pacer, driveSteps } from './driver.js';
+import { driveSteps } from './driver.js';
 import type { ExternKind } from '../interpreter/types.js';
 import { HostAbi } from '../host/abi.js';
 import { GuestMemory } from '../host/memory.js';
@@ -141,7 +141,7 @@ export class Sandbox {
   async compile(bytes: Uint8Array | ArrayBuffer | string): Promise<CompiledModule> {
     try {
       const binary = await toBinary(bytes);
-      return CompiledModule.wrap(await driveSteps(compileModuleInSteps(binary), new Pacer()));
+      return CompiledModule.wrap(await driveSteps(compileModuleInSteps(binary)));
     } catch (e) {
       throw compileError(e);
     }

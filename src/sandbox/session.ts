@@ -16,7 +16,7 @@ import { FuncRef, WasmValue } from '../interpreter/values.js';
 import { HostFunctionError, HostTrap, type HostAbi, type HostBinding } from '../host/abi.js';
 import { GuestMemory, GuestMemoryError, type EngineMemory } from '../host/memory.js';
 import { Watchdog } from '../watchdog/watchdog.js';
-import { Pacer, drive, driveSteps } from './driver.js';
+import { Pacer, drive, driveSteps, enterRun, leaveRun } from './driver.js';
 import { type LimitedResource, SandboxError } from './errors.js';
 import type { Limits } from './limits.js';
 import { Value } from './value.js';
@@ -113,12 +113,16 @@ export class Session implements HostBinding {
     store.epochDeadline = engine.epoch + 1;
     this.inFrame = true;
     this.watchdog = Watchdog.arm(engine, limits.timeoutMs);
+    const turn = enterRun(this.watchdog.expired);
     try {
+      await turn;
+      this.checkDeadline();
       const value = await body();
       return { value, fuelConsumed: this.fuelConsumed() };
     } catch (e) {
       throw this.classify(e);
     } finally {
+      leaveRun();
       this.watchdog.disarm();
       this.watchdog = null;
       this.inFrame = false;
@@ -133,9 +137,9 @@ export class Session implements HostBinding {
    * the event loop gets its turns, and the deadline holds.
    */
   async instantiate(): Promise<void> {
-    const { store, engine } = this;
-    const instance = await driveSteps(instantiateInSteps(store, this.module, (imp) => this.imports.get(imp)), this.pacer, () => {
-      if (engine.epoch >= store.epochDeadline) throw new Trap(TrapKind.Interrupt);
+    const instance = await driveSteps(instantiateInSteps(this.store, this.module, (imp) => this.imports.get(imp)), {
+      expired: this.watchdog!.expired,
+      check: () => this.checkDeadline(),
     });
     this.instance = instance;
     const memoryExport = this.module.ir.exports.find((e) => e.name === 'memory' && e.kind === 'memory');
@@ -145,6 +149,11 @@ export class Session implements HostBinding {
     if (instance.startFunction !== null) {
       await drive(invoke(this.store, instance.startFunction, []), this.store, this.watchdog!, this.pacer);
     }
+  }
+
+  /** Throws the engine's `Interrupt` once the frame's deadline has passed. */
+  private checkDeadline(): void {
+    if (this.engine.epoch >= this.store.epochDeadline) throw new Trap(TrapKind.Interrupt);
   }
 
   /** Calls the exported function `name` with `params` (inside a frame, after instantiate). */

@@ -27,12 +27,24 @@ export interface WatchdogClock {
   now(): number;
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /**
+   * Starts a fired timer `handle` again with its duration, if the platform can (Node's
+   * `Timeout.refresh`); returns false where it cannot. Saves a timer object per tick: with a
+   * thousand runs in flight, their watchdogs made 200,000 a second for the collector.
+   */
+  restartTimeout?(handle: unknown): boolean;
 }
 
 const systemClock: WatchdogClock = {
   now: () => performance.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  restartTimeout: (handle) => {
+    const refresh = (handle as { refresh?: unknown }).refresh;
+    if (typeof refresh !== 'function') return false;
+    refresh.call(handle);
+    return true;
+  },
 };
 
 /** The longest slice between two checks of the done flag, as in sandboxd. */
@@ -47,6 +59,9 @@ export class Watchdog {
   private done = false;
   private hasFired = false;
   private timer: unknown = null;
+  /** The last timer made, and its duration, to start again for the next tick. */
+  private lastTimer: unknown = null;
+  private lastTimerMs = 0;
   private readonly startedAt: number;
   private readonly slice: number;
   private resolveExpired!: () => void;
@@ -119,8 +134,16 @@ export class Watchdog {
   }
 
   private schedule(ms: number): void {
-    this.timer = this.clock.setTimeout(() => this.tick(), ms);
+    if (this.lastTimer !== null && ms === this.lastTimerMs && this.clock.restartTimeout?.(this.lastTimer) === true) {
+      this.timer = this.lastTimer;
+      return;
+    }
+    this.timer = this.clock.setTimeout(this.onTick, ms);
+    this.lastTimer = this.timer;
+    this.lastTimerMs = ms;
   }
+
+  private readonly onTick = (): void => this.tick();
 
   private tick(): void {
     this.timer = null;

@@ -62,8 +62,10 @@ async function main(): Promise<void> {
     { name: 'growth storm', module: await compile(fixture('growth_storm')), invoke: 'run', args: [], limits: { memoryBytes: 2 * MiB }, expect: ['ok', 'Timeout'] },
     { name: 'memory bomb', module: await compile(fixture('memory_bomb')), invoke: 'run', args: [], limits: { fuel: 1e15, memoryBytes: 2 * MiB }, expect: ['MemoryLimitExceeded', 'Timeout'] },
     { name: 'table bomb', module: await compile(tableBomb(20_000, 10_000)), invoke: 'run', args: [], limits: {}, expect: ['MemoryLimitExceeded'] },
+    // Ordinary guests finish, unless a thousand others leave them too little of the event loop
+    // before their deadline: then Timeout, and never before the deadline (checked below).
     { name: 'fib', module: await compile(fixture('well_behaved')), invoke: 'fib', args: [Value.i32(15)], limits: {}, expect: ['ok', 'Timeout'] },
-    { name: 'add', module: await compile('(module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))'), invoke: 'add', args: [Value.i32(2), Value.i32(40)], limits: {}, expect: ['ok'] },
+    { name: 'add', module: await compile('(module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))'), invoke: 'add', args: [Value.i32(2), Value.i32(40)], limits: {}, expect: ['ok', 'Timeout'] },
   ];
   const before = memory();
   const started = performance.now();
@@ -81,6 +83,8 @@ async function main(): Promise<void> {
     return { i, guest: guest.name, timeoutMs, kind, ms, right: guest.expect.includes(kind) };
   }));
   const totalMs = performance.now() - started;
+  // Let the scheduler's last round pass the runs that ended at their deadline.
+  await new Promise((resolve) => setTimeout(resolve, 20));
   const after = memory();
   const timeouts = results.filter((r) => r.kind === 'Timeout');
   const wrong = results.filter((r) => !r.right);
@@ -97,6 +101,9 @@ async function main(): Promise<void> {
     timeouts: timeouts.length,
     worstLateMs: lateness.length > 0 ? Math.max(...lateness) : 0,
     late: timeouts.filter((r) => r.ms > r.timeoutMs + 15).length,
+    // Past the start-up burst (every run set up in the same few milliseconds): deadlines of 60 ms and more.
+    lateAfterStart: timeouts.filter((r) => r.timeoutMs >= 60 && r.ms > r.timeoutMs + 15).length,
+    worstLateAfterStartMs: Math.max(0, ...timeouts.filter((r) => r.timeoutMs >= 60).map((r) => r.ms - r.timeoutMs)),
     memory: { before, after },
   }));
 }
