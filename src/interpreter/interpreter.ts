@@ -23,14 +23,6 @@ const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 /** The most fuel one call of runLoop spends before it pauses (2^30: a small integer in V8). */
 export const MAX_SLICE_FUEL = 2 ** 30;
 
-/**
- * Rounding functions hand a NaN back untouched, signalling bit and all, but WebAssembly wants
- * an arithmetic (quiet) NaN out of every arithmetic operation.
- */
-function quiet(x: number): number {
-  return x === x ? x : NaN;
-}
-
 function memoryTrap(): Trap {
   return new Trap(TrapKind.MemoryOutOfBounds);
 }
@@ -55,6 +47,9 @@ export function runLoop(ex: Execution): Status {
   for (;;) {
     const status = runStretch(ex, checkpoint);
     if (status !== SWITCH) return status;
+    // Much bulk work since the last pause, or an instruction left to finish in pieces: pause,
+    // so the driver looks at the clock (pieces.ts).
+    if (ex.meter.due) return 'paused';
   }
 }
 
@@ -268,7 +263,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           pc += 2;
           continue;
         case 0x12: /* MemoryGrow */ {
-          s32[base + code[pc + 1]!] = mem!.grow(s32[base + code[pc + 2]!]! >>> 0);
+          s32[base + code[pc + 1]!] = mem!.grow(s32[base + code[pc + 2]!]! >>> 0, ex.meter);
           ex.pc = pc + 3;
           ex.base = base;
           ex.fsp = fsp;
@@ -299,7 +294,14 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x1f: /* DataDrop */
         case 0x20: /* MemoryCopy */
         case 0x21: /* MemoryFill */
-          pc = bulkOperation(inst, code, pc, s32, base);
+          pc = bulkOperation(ex.meter, inst, code, pc, s32, base);
+          if (ex.meter.due) {
+            ex.pc = pc;
+            ex.base = base;
+            ex.fsp = fsp;
+            ex.inst = inst;
+            return SWITCH;
+          }
           continue;
 
         // ---- memory -------------------------------------------------------------------
@@ -707,7 +709,10 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x89: N.i64Rotl(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
         case 0x8a: N.i64Rotr(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!); pc += 4; continue;
 
-        // ---- f32 arithmetic (sign operations work on the bits, to keep NaN payloads) --
+        // ---- f32 arithmetic --------------------------------------------------------------
+        // abs, neg and copysign work on the bits (they keep NaN payloads, signalling or not).
+        // Everything that can produce a NaN stores its JS result only when that is not a NaN;
+        // a NaN result is computed from the operands' bits (numeric.ts, docs/determinism.md).
         case 0x8b:
           s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! & 0x7fffffff;
           pc += 3;
@@ -716,35 +721,88 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! ^ -0x80000000;
           pc += 3;
           continue;
-        case 0x8d: f32[base + code[pc + 1]!] = Math.ceil(f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case 0x8e: f32[base + code[pc + 1]!] = Math.floor(f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case 0x8f: f32[base + code[pc + 1]!] = Math.trunc(f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case 0x90: f32[base + code[pc + 1]!] = N.f32Nearest(f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case 0x91: f32[base + code[pc + 1]!] = Math.sqrt(f32[base + code[pc + 2]!]!); pc += 3; continue;
-        case 0x92:
-          f32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! + f32[base + code[pc + 3]!]!;
+        case 0x8d: { // f32.ceil
+          const x = f32[base + code[pc + 2]!]!;
+          const r = Math.ceil(x);
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x8e: { // f32.floor
+          const x = f32[base + code[pc + 2]!]!;
+          const r = Math.floor(x);
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x8f: { // f32.trunc
+          const x = f32[base + code[pc + 2]!]!;
+          const r = Math.trunc(x);
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x90: { // f32.nearest
+          const x = f32[base + code[pc + 2]!]!;
+          const r = N.f32Nearest(x);
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x91: { // f32.sqrt
+          const x = f32[base + code[pc + 2]!]!;
+          const r = Math.sqrt(x);
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x92: { // f32.add
+          const r = f32[base + code[pc + 2]!]! + f32[base + code[pc + 3]!]!;
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0x93:
-          f32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! - f32[base + code[pc + 3]!]!;
+        }
+        case 0x93: { // f32.sub
+          const r = f32[base + code[pc + 2]!]! - f32[base + code[pc + 3]!]!;
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0x94:
-          f32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! * f32[base + code[pc + 3]!]!;
+        }
+        case 0x94: { // f32.mul
+          const r = f32[base + code[pc + 2]!]! * f32[base + code[pc + 3]!]!;
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0x95:
-          f32[base + code[pc + 1]!] = f32[base + code[pc + 2]!]! / f32[base + code[pc + 3]!]!;
+        }
+        case 0x95: { // f32.div
+          const r = f32[base + code[pc + 2]!]! / f32[base + code[pc + 3]!]!;
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0x96:
-          f32[base + code[pc + 1]!] = N.f32Min(f32[base + code[pc + 2]!]!, f32[base + code[pc + 3]!]!);
+        }
+        case 0x96: { // f32.min
+          const r = N.f32Min(f32[base + code[pc + 2]!]!, f32[base + code[pc + 3]!]!);
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaNMinMax(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0x97:
-          f32[base + code[pc + 1]!] = N.f32Max(f32[base + code[pc + 2]!]!, f32[base + code[pc + 3]!]!);
+        }
+        case 0x97: { // f32.max
+          const r = N.f32Max(f32[base + code[pc + 2]!]!, f32[base + code[pc + 3]!]!);
+          if (r === r) f32[base + code[pc + 1]!] = r;
+          else N.f32NaNMinMax(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
+        }
         case 0x98:
           s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! & 0x7fffffff) | (s32[base + code[pc + 3]!]! & -0x80000000);
           pc += 4;
@@ -767,35 +825,88 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           pc += 3;
           continue;
         }
-        case 0x9b: f64[(base + code[pc + 1]!) >> 1] = quiet(Math.ceil(f64[(base + code[pc + 2]!) >> 1]!)); pc += 3; continue;
-        case 0x9c: f64[(base + code[pc + 1]!) >> 1] = quiet(Math.floor(f64[(base + code[pc + 2]!) >> 1]!)); pc += 3; continue;
-        case 0x9d: f64[(base + code[pc + 1]!) >> 1] = quiet(Math.trunc(f64[(base + code[pc + 2]!) >> 1]!)); pc += 3; continue;
-        case 0x9e: f64[(base + code[pc + 1]!) >> 1] = quiet(N.f64Nearest(f64[(base + code[pc + 2]!) >> 1]!)); pc += 3; continue;
-        case 0x9f: f64[(base + code[pc + 1]!) >> 1] = Math.sqrt(f64[(base + code[pc + 2]!) >> 1]!); pc += 3; continue;
-        case 0xa0:
-          f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! + f64[(base + code[pc + 3]!) >> 1]!;
+        case 0x9b: { // f64.ceil
+          const x = f64[(base + code[pc + 2]!) >> 1]!;
+          const r = Math.ceil(x);
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x9c: { // f64.floor
+          const x = f64[(base + code[pc + 2]!) >> 1]!;
+          const r = Math.floor(x);
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x9d: { // f64.trunc
+          const x = f64[(base + code[pc + 2]!) >> 1]!;
+          const r = Math.trunc(x);
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x9e: { // f64.nearest
+          const x = f64[(base + code[pc + 2]!) >> 1]!;
+          const r = N.f64Nearest(x);
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0x9f: { // f64.sqrt
+          const x = f64[(base + code[pc + 2]!) >> 1]!;
+          const r = Math.sqrt(x);
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
+        case 0xa0: { // f64.add
+          const r = f64[(base + code[pc + 2]!) >> 1]! + f64[(base + code[pc + 3]!) >> 1]!;
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0xa1:
-          f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! - f64[(base + code[pc + 3]!) >> 1]!;
+        }
+        case 0xa1: { // f64.sub
+          const r = f64[(base + code[pc + 2]!) >> 1]! - f64[(base + code[pc + 3]!) >> 1]!;
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0xa2:
-          f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! * f64[(base + code[pc + 3]!) >> 1]!;
+        }
+        case 0xa2: { // f64.mul
+          const r = f64[(base + code[pc + 2]!) >> 1]! * f64[(base + code[pc + 3]!) >> 1]!;
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0xa3:
-          f64[(base + code[pc + 1]!) >> 1] = f64[(base + code[pc + 2]!) >> 1]! / f64[(base + code[pc + 3]!) >> 1]!;
+        }
+        case 0xa3: { // f64.div
+          const r = f64[(base + code[pc + 2]!) >> 1]! / f64[(base + code[pc + 3]!) >> 1]!;
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0xa4:
-          f64[(base + code[pc + 1]!) >> 1] = N.f64Min(f64[(base + code[pc + 2]!) >> 1]!, f64[(base + code[pc + 3]!) >> 1]!);
+        }
+        case 0xa4: { // f64.min
+          const r = N.f64Min(f64[(base + code[pc + 2]!) >> 1]!, f64[(base + code[pc + 3]!) >> 1]!);
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaNMinMax(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
-        case 0xa5:
-          f64[(base + code[pc + 1]!) >> 1] = N.f64Max(f64[(base + code[pc + 2]!) >> 1]!, f64[(base + code[pc + 3]!) >> 1]!);
+        }
+        case 0xa5: { // f64.max
+          const r = N.f64Max(f64[(base + code[pc + 2]!) >> 1]!, f64[(base + code[pc + 3]!) >> 1]!);
+          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          else N.f64NaNMinMax(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
+        }
         case 0xa6: {
           const d = base + code[pc + 1]!;
           const a = base + code[pc + 2]!;
@@ -848,7 +959,13 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           pc += 3;
           continue;
         }
-        case 0xb6: f32[base + code[pc + 1]!] = f64[(base + code[pc + 2]!) >> 1]!; pc += 3; continue;
+        case 0xb6: { // f32.demote_f64
+          const x = f64[(base + code[pc + 2]!) >> 1]!;
+          if (x === x) f32[base + code[pc + 1]!] = x;
+          else N.f32DemoteNaN(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
         case 0xb7: f64[(base + code[pc + 1]!) >> 1] = s32[base + code[pc + 2]!]!; pc += 3; continue;
         case 0xb8: f64[(base + code[pc + 1]!) >> 1] = s32[base + code[pc + 2]!]! >>> 0; pc += 3; continue;
         case 0xb9: {
@@ -863,7 +980,13 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           pc += 3;
           continue;
         }
-        case 0xbb: f64[(base + code[pc + 1]!) >> 1] = f32[base + code[pc + 2]!]!; pc += 3; continue;
+        case 0xbb: { // f64.promote_f32
+          const x = f32[base + code[pc + 2]!]!;
+          if (x === x) f64[(base + code[pc + 1]!) >> 1] = x;
+          else N.f64PromoteNaN(s32, base + code[pc + 1]!, base + code[pc + 2]!);
+          pc += 3;
+          continue;
+        }
         case 0xc0: s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! << 24) >> 24; pc += 3; continue;
         case 0xc1: s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! << 16) >> 16; pc += 3; continue;
         case 0xc2: // i64.extend8_s
@@ -948,8 +1071,9 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
 
       // ---- entering a WebAssembly function (only the call instructions get here) -----
       const at = callIndex << 3; // FUNC_INFO_STRIDE
-      if (callBase + info[at + 3]! > s32.length || fsp === frames.length) {
-        // The value stack or the frame array must grow first.
+      if (callBase + info[at + 6]! > s32.length || fsp === frames.length) {
+        // The value stack or the frame array must grow first, or the frame is a large one
+        // (FuncInfo.FastFrameEnd).
         ex.enterFunction(inst, callIndex, callBase, returnPc, base, fsp);
         return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
       }

@@ -35,12 +35,18 @@
  *   (Math.ceil(-0.5) === -0, Math.trunc(-0.5) === -0). For f32 the result is already an f32
  *   value. f32/f64 abs, neg, copysign must be done on the bits (they must not touch NaN
  *   payloads), not with Math.abs / unary minus, if payloads are to be preserved bit for bit.
- * - f32.demote_f64 is Math.fround; f64.promote_f32 is the identity on the number.
+ * - f32.demote_f64 is a store of the double into a Float32Array slot (one rounding);
+ *   f64.promote_f32 is the identity on the number. Both only for non-NaN values, see below.
  * - i32 -> f64 (signed or unsigned) is exact; i32 -> f32 is `Math.fround(x)` (signed) or
  *   `Math.fround(x >>> 0)` (unsigned), a single rounding of an exact value. Helpers below.
- * - NaN payloads: whenever a JS operation produces a NaN, V8 may produce the canonical NaN or
- *   propagate an operand's payload. WebAssembly allows any arithmetic NaN for these results,
- *   so only "is NaN" is meaningful; tests compare NaN results with isNaN.
+ * - NaN results never come from JavaScript. Which NaN a JS operation returns is V8's choice
+ *   and the CPU's: `a + b` with two NaNs gives b's payload in V8's own code but a's in some
+ *   of its WebAssembly code, a Float32Array round trip keeps a signalling NaN in optimised
+ *   code and quiets it in the interpreter. So every operation that can produce a NaN
+ *   computes its result in JS, stores it when it is not a NaN (`r === r`, one compare on the
+ *   ordinary path), and otherwise calls one of the NaN helpers at the end of this file, which
+ *   compute the result from the operands' raw bits. The rule they implement is written down
+ *   in docs/determinism.md.
  */
 import { Trap, TrapKind } from './errors.js';
 
@@ -579,7 +585,9 @@ export function f32ConvertI64U(lo: number, hi: number): number {
 
 /**
  * f64.min. Math.min already has the WebAssembly semantics: any NaN operand gives NaN and
- * min(-0, +0) is -0. Both are TurboFan intrinsics (Float64Min/Max), inlined.
+ * min(-0, +0) is -0. Both are TurboFan intrinsics (Float64Min/Max), inlined. Which NaN comes
+ * back is V8's choice (its optimised code returns the default NaN), so a NaN result is
+ * replaced by f64NaNMinMax's.
  */
 export function f64Min(a: number, b: number): number {
   return Math.min(a, b);
@@ -599,7 +607,8 @@ export const f32Max: (a: number, b: number) => number = f64Max;
  * f64.nearest: round half to even. Math.round rounds halves up (toward +Infinity) and keeps the
  * sign of zero (Math.round(-0.4) === -0, Math.round(-0.5) === -0); it only differs from
  * ties-to-even when x is exactly halfway and the rounded-up result is odd. `r - x` is exact.
- * NaN, infinities and |x| >= 2^52 come back unchanged.
+ * Infinities and |x| >= 2^52 come back unchanged (and a NaN, though the dispatch loop never
+ * passes one: a NaN operand gives f64NaN1's result).
  */
 export function f64Nearest(x: number): number {
   const r = Math.round(x);
@@ -608,6 +617,126 @@ export function f64Nearest(x: number): number {
 
 /** f32.nearest: the f64 result for an f32 input is an integer of at most 24 bits, an f32. */
 export const f32Nearest: (x: number) => number = f64Nearest;
+
+// ---------------------------------------------------------------------------------------------
+// NaN results (docs/determinism.md). The one place where the bits of a NaN an operation
+// produces are decided: the dispatch loop computes a result in JS and, only when that result is
+// a NaN, calls one of these with the Int32Array word indices of the destination and the
+// operands (`d`, `a`, `b`; an f32 is one word, an f64 two, low word first), so the answer is
+// computed from raw bits and never depends on what V8 or the CPU does with a NaN. Operands are
+// read before `d` is written (`d` may equal `a` or `b`). A SIMD lane is the same words at a lane
+// offset, so lanes can use the same helpers.
+//
+// The rule is wasmtime's on x86-64 (SSE semantics):
+// - an operand that is a NaN comes out quieted (quiet bit set; sign and payload kept);
+// - two NaN operands: the first (add, sub, mul, div), the second (min, max: wasmtime's
+//   min/max sequence propagates the NaN with an `addss` whose first source is the right operand);
+// - a NaN from no NaN operand (inf - inf, 0 * inf, 0 / 0, inf / inf, sqrt of a negative): x86's
+//   default NaN, sign bit set: 0xffc00000 / 0xfff8000000000000;
+// - demote and promote keep sign and payload (the top 23 / all 23 payload bits), quieted,
+//   as cvtsd2ss / cvtss2sd do.
+// ---------------------------------------------------------------------------------------------
+
+/** x86's default NaN for f32 (the "QNaN floating-point indefinite"): sign set, quiet, no payload. */
+export const F32_DEFAULT_NAN = 0xffc00000 | 0;
+/** High word of x86's default NaN for f64 (the low word is 0). */
+export const F64_DEFAULT_NAN_HI = 0xfff80000 | 0;
+const F32_QUIET = 0x00400000;
+const F64_QUIET_HI = 0x00080000;
+
+/** Whether the f32 with these bits is a NaN. */
+export function isNaN32(bits: number): boolean {
+  return (bits & 0x7fffffff) > 0x7f800000;
+}
+
+/** Whether the f64 with these halves is a NaN. */
+export function isNaN64(lo: number, hi: number): boolean {
+  const h = hi & 0x7fffffff;
+  return h > 0x7ff00000 || (h === 0x7ff00000 && lo !== 0);
+}
+
+/** f32 add, sub, mul, div with a NaN result: the first NaN operand quieted, else the default NaN. */
+export function f32NaN2(s: Int32Array, d: number, a: number, b: number): void {
+  const x = s[a]!;
+  const y = s[b]!;
+  s[d] = isNaN32(x) ? x | F32_QUIET : isNaN32(y) ? y | F32_QUIET : F32_DEFAULT_NAN;
+}
+
+/** f32 min, max with a NaN result (some operand is a NaN): the second NaN operand quieted, else the first. */
+export function f32NaNMinMax(s: Int32Array, d: number, a: number, b: number): void {
+  const x = s[a]!;
+  const y = s[b]!;
+  s[d] = (isNaN32(y) ? y : x) | F32_QUIET;
+}
+
+/** f32 sqrt, ceil, floor, trunc, nearest with a NaN result: the operand quieted, else the default NaN. */
+export function f32NaN1(s: Int32Array, d: number, a: number): void {
+  const x = s[a]!;
+  s[d] = isNaN32(x) ? x | F32_QUIET : F32_DEFAULT_NAN;
+}
+
+/** f64 add, sub, mul, div with a NaN result: the first NaN operand quieted, else the default NaN. */
+export function f64NaN2(s: Int32Array, d: number, a: number, b: number): void {
+  const al = s[a]!;
+  const ah = s[a + 1]!;
+  const bl = s[b]!;
+  const bh = s[b + 1]!;
+  if (isNaN64(al, ah)) {
+    s[d] = al;
+    s[d + 1] = ah | F64_QUIET_HI;
+  } else if (isNaN64(bl, bh)) {
+    s[d] = bl;
+    s[d + 1] = bh | F64_QUIET_HI;
+  } else {
+    s[d] = 0;
+    s[d + 1] = F64_DEFAULT_NAN_HI;
+  }
+}
+
+/** f64 min, max with a NaN result (some operand is a NaN): the second NaN operand quieted, else the first. */
+export function f64NaNMinMax(s: Int32Array, d: number, a: number, b: number): void {
+  const al = s[a]!;
+  const ah = s[a + 1]!;
+  const bl = s[b]!;
+  const bh = s[b + 1]!;
+  if (isNaN64(bl, bh)) {
+    s[d] = bl;
+    s[d + 1] = bh | F64_QUIET_HI;
+  } else {
+    s[d] = al;
+    s[d + 1] = ah | F64_QUIET_HI;
+  }
+}
+
+/** f64 sqrt, ceil, floor, trunc, nearest with a NaN result: the operand quieted, else the default NaN. */
+export function f64NaN1(s: Int32Array, d: number, a: number): void {
+  const lo = s[a]!;
+  const hi = s[a + 1]!;
+  if (isNaN64(lo, hi)) {
+    s[d] = lo;
+    s[d + 1] = hi | F64_QUIET_HI;
+  } else {
+    s[d] = 0;
+    s[d + 1] = F64_DEFAULT_NAN_HI;
+  }
+}
+
+/**
+ * f32.demote_f64 of a NaN: sign, quiet, and the top 23 bits of the f64's 52-bit payload field
+ * (the 20 in the high word, then the top 3 of the low word), as cvtsd2ss.
+ */
+export function f32DemoteNaN(s: Int32Array, d: number, a: number): void {
+  const lo = s[a]!;
+  const hi = s[a + 1]!;
+  s[d] = (hi & -0x80000000) | 0x7fc00000 | ((hi & 0xfffff) << 3) | (lo >>> 29);
+}
+
+/** f64.promote_f32 of a NaN: sign, quiet, and the f32's 23-bit payload field at the top of the f64's, as cvtss2sd. */
+export function f64PromoteNaN(s: Int32Array, d: number, a: number): void {
+  const x = s[a]!;
+  s[d] = x << 29;
+  s[d + 1] = (x & -0x80000000) | 0x7ff80000 | ((x & 0x7fffff) >>> 3);
+}
 
 // ---------------------------------------------------------------------------------------------
 // API helpers (not hot; BigInt allowed)
