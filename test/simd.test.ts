@@ -20,6 +20,8 @@ import {
   simdUnary, type SimdOpInfo,
 } from '../src/interpreter/simd.js';
 import { fma32, fma64 } from '../src/interpreter/simd-fma.js';
+import { F32_DEFAULT_NAN, F64_DEFAULT_NAN_HI } from '../src/interpreter/simd-float.js';
+import * as N from '../src/interpreter/numeric.js';
 import { F32, F64, I32, I64, V128 } from '../src/interpreter/types.js';
 
 type Wabt = Awaited<ReturnType<typeof import('wabt')>>;
@@ -766,8 +768,15 @@ describe('relaxed multiply-add (fused, as wasmtime computes it deterministically
   });
 });
 
-describe('NaN canonicalisation hook', () => {
-  it('rewrites NaN lanes of floating-point arithmetic to the canonical NaN, and nothing else', () => {
+describe('NaN results', () => {
+  it('a NaN from non-NaN operands is the scalar rule\'s default NaN (numeric.ts)', () => {
+    expect(F32_DEFAULT_NAN).toBe(N.F32_DEFAULT_NAN);
+    expect(F64_DEFAULT_NAN_HI).toBe(N.F64_DEFAULT_NAN_HI);
+    expect(F32_DEFAULT_NAN >>> 0).toBe(F32_DEFAULT);
+    expect(BigInt(F64_DEFAULT_NAN_HI >>> 0) << 32n).toBe(F64_DEFAULT);
+  });
+
+  it('the canonicalisation hook rewrites NaN lanes of floating-point arithmetic to the canonical NaN, and nothing else', () => {
     s32.set([0x7fc00001, 0xffc00000 | 0, 0x3f800000, 0x7f800001], D);
     simdCanonicalize(0xe4, s32, D); // f32x4.add
     expect(Array.from(u32.subarray(D, D + 4))).toEqual([0x7fc00000, 0x7fc00000, 0x3f800000, 0x7fc00000]);
