@@ -713,6 +713,8 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         // abs, neg and copysign work on the bits (they keep NaN payloads, signalling or not).
         // Everything that can produce a NaN stores its JS result only when that is not a NaN;
         // a NaN result is computed from the operands' bits (numeric.ts, docs/determinism.md).
+        // `r <= Infinity` is false only for a NaN (unordered): V8 compiles it to one compare
+        // and one branch, where `r === r` takes two.
         case 0x8b:
           s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]! & 0x7fffffff;
           pc += 3;
@@ -724,7 +726,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x8d: { // f32.ceil
           const x = f32[base + code[pc + 2]!]!;
           const r = Math.ceil(x);
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -732,7 +734,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x8e: { // f32.floor
           const x = f32[base + code[pc + 2]!]!;
           const r = Math.floor(x);
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -740,7 +742,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x8f: { // f32.trunc
           const x = f32[base + code[pc + 2]!]!;
           const r = Math.trunc(x);
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -748,7 +750,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x90: { // f32.nearest
           const x = f32[base + code[pc + 2]!]!;
           const r = N.f32Nearest(x);
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -756,49 +758,49 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x91: { // f32.sqrt
           const x = f32[base + code[pc + 2]!]!;
           const r = Math.sqrt(x);
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
         }
         case 0x92: { // f32.add
           const r = f32[base + code[pc + 2]!]! + f32[base + code[pc + 3]!]!;
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0x93: { // f32.sub
           const r = f32[base + code[pc + 2]!]! - f32[base + code[pc + 3]!]!;
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0x94: { // f32.mul
           const r = f32[base + code[pc + 2]!]! * f32[base + code[pc + 3]!]!;
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0x95: { // f32.div
           const r = f32[base + code[pc + 2]!]! / f32[base + code[pc + 3]!]!;
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0x96: { // f32.min
           const r = N.f32Min(f32[base + code[pc + 2]!]!, f32[base + code[pc + 3]!]!);
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaNMinMax(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0x97: { // f32.max
           const r = N.f32Max(f32[base + code[pc + 2]!]!, f32[base + code[pc + 3]!]!);
-          if (r === r) f32[base + code[pc + 1]!] = r;
+          if (r <= Infinity) f32[base + code[pc + 1]!] = r;
           else N.f32NaNMinMax(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
@@ -828,7 +830,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x9b: { // f64.ceil
           const x = f64[(base + code[pc + 2]!) >> 1]!;
           const r = Math.ceil(x);
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -836,7 +838,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x9c: { // f64.floor
           const x = f64[(base + code[pc + 2]!) >> 1]!;
           const r = Math.floor(x);
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -844,7 +846,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x9d: { // f64.trunc
           const x = f64[(base + code[pc + 2]!) >> 1]!;
           const r = Math.trunc(x);
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -852,7 +854,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x9e: { // f64.nearest
           const x = f64[(base + code[pc + 2]!) >> 1]!;
           const r = N.f64Nearest(x);
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -860,49 +862,49 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x9f: { // f64.sqrt
           const x = f64[(base + code[pc + 2]!) >> 1]!;
           const r = Math.sqrt(x);
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN1(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
         }
         case 0xa0: { // f64.add
           const r = f64[(base + code[pc + 2]!) >> 1]! + f64[(base + code[pc + 3]!) >> 1]!;
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0xa1: { // f64.sub
           const r = f64[(base + code[pc + 2]!) >> 1]! - f64[(base + code[pc + 3]!) >> 1]!;
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0xa2: { // f64.mul
           const r = f64[(base + code[pc + 2]!) >> 1]! * f64[(base + code[pc + 3]!) >> 1]!;
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0xa3: { // f64.div
           const r = f64[(base + code[pc + 2]!) >> 1]! / f64[(base + code[pc + 3]!) >> 1]!;
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaN2(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0xa4: { // f64.min
           const r = N.f64Min(f64[(base + code[pc + 2]!) >> 1]!, f64[(base + code[pc + 3]!) >> 1]!);
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaNMinMax(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
         }
         case 0xa5: { // f64.max
           const r = N.f64Max(f64[(base + code[pc + 2]!) >> 1]!, f64[(base + code[pc + 3]!) >> 1]!);
-          if (r === r) f64[(base + code[pc + 1]!) >> 1] = r;
+          if (r <= Infinity) f64[(base + code[pc + 1]!) >> 1] = r;
           else N.f64NaNMinMax(s32, base + code[pc + 1]!, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;
           continue;
@@ -961,7 +963,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         }
         case 0xb6: { // f32.demote_f64
           const x = f64[(base + code[pc + 2]!) >> 1]!;
-          if (x === x) f32[base + code[pc + 1]!] = x;
+          if (x <= Infinity) f32[base + code[pc + 1]!] = x;
           else N.f32DemoteNaN(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;
@@ -982,7 +984,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         }
         case 0xbb: { // f64.promote_f32
           const x = f32[base + code[pc + 2]!]!;
-          if (x === x) f64[(base + code[pc + 1]!) >> 1] = x;
+          if (x <= Infinity) f64[(base + code[pc + 1]!) >> 1] = x;
           else N.f64PromoteNaN(s32, base + code[pc + 1]!, base + code[pc + 2]!);
           pc += 3;
           continue;

@@ -43,10 +43,10 @@
  *   and the CPU's: `a + b` with two NaNs gives b's payload in V8's own code but a's in some
  *   of its WebAssembly code, a Float32Array round trip keeps a signalling NaN in optimised
  *   code and quiets it in the interpreter. So every operation that can produce a NaN
- *   computes its result in JS, stores it when it is not a NaN (`r === r`, one compare on the
- *   ordinary path), and otherwise calls one of the NaN helpers at the end of this file, which
- *   compute the result from the operands' raw bits. The rule they implement is written down
- *   in docs/determinism.md.
+ *   computes its result in JS, stores it when it is not a NaN (`r <= Infinity`: one compare
+ *   and one branch on the ordinary path), and otherwise calls one of the NaN helpers at the
+ *   end of this file, which compute the result from the operands' raw bits. The rule they
+ *   implement is written down in docs/determinism.md.
  */
 import { Trap, TrapKind } from './errors.js';
 
