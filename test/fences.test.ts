@@ -183,20 +183,9 @@ describe('giant modules', () => {
     // 8 MiB of data, applied to memory at instantiation.
     const data = new Uint8Array(8 * MiB).fill(0x61);
     const head = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-    const sectionOf = (id: number, bytes: number[]) => [id, ...leb(bytes.length), ...bytes];
-    function leb(n: number): number[] {
-      const out: number[] = [];
-      do {
-        let b = n & 0x7f;
-        n >>>= 7;
-        if (n) b |= 0x80;
-        out.push(b);
-      } while (n);
-      return out;
-    }
-    const mem = sectionOf(5, [0x01, 0x00, 0x80, 0x02]); // 256 pages
-    const dataHeader = [0x01, 0x00, 0x41, 0x00, 0x0b, ...leb(data.length)];
-    const dataSection = [0x0b, ...leb(dataHeader.length + data.length), ...dataHeader];
+    const mem = section(5, [0x01, 0x00, 0x80, 0x02]); // 256 pages
+    const dataHeader = [0x01, 0x00, 0x41, 0x00, 0x0b, ...uleb(data.length)];
+    const dataSection = [0x0b, ...uleb(dataHeader.length + data.length), ...dataHeader];
     const bytes = new Uint8Array(head.length + mem.length + dataSection.length + data.length);
     bytes.set([...head, ...mem, ...dataSection]);
     bytes.set(data, head.length + mem.length + dataSection.length);
