@@ -27,6 +27,7 @@
  * drives it, in slices of a few units of fuel with bulk work in pieces of a few bytes (the
  * 'sliced' driver), which puts pausing and resuming under the same comparison.
  */
+import { uleb } from '../helpers/hostile.js';
 import {
   compileModule, type CompiledModule, FuncRef, type FuncType, type Instance, instantiate, invoke, invokeSync, LinkError,
   MemoryInst, Store, TableInst, GlobalInst, Trap, TrapKind, WasmValue,
@@ -952,17 +953,6 @@ function readLeb(bytes: Uint8Array, at: number): [value: number, next: number] {
   }
 }
 
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
-    out.push(b);
-  } while (n > 0);
-  return out;
-}
-
 /**
  * The module with its own (not imported) memory exported as `__fuzz_memory`, so that memory
  * contents can be compared after every call; Binaryen's fuzzer does not export it. The new
@@ -980,7 +970,7 @@ export function withMemoryExport(bytes: Uint8Array): Uint8Array {
   }
   const hasOwnMemory = sections.some((s) => s.id === 5);
   if (!hasOwnMemory) return bytes;
-  const entry = [...leb(MEMORY_EXPORT.length), ...Buffer.from(MEMORY_EXPORT, 'latin1'), 0x02, 0];
+  const entry = [...uleb(MEMORY_EXPORT.length), ...Buffer.from(MEMORY_EXPORT, 'latin1'), 0x02, 0];
   const exportSection = sections.find((s) => s.id === 7);
   let replaceStart: number;
   let replaceEnd: number;
@@ -993,16 +983,16 @@ export function withMemoryExport(bytes: Uint8Array): Uint8Array {
       if (bytes[q + len] === 0x02) return bytes; // the memory is exported already
       p = readLeb(bytes, q + len + 1)[1];
     }
-    payload = [...leb(count + 1), ...bytes.subarray(first, exportSection.end), ...entry];
+    payload = [...uleb(count + 1), ...bytes.subarray(first, exportSection.end), ...entry];
     replaceStart = exportSection.start;
     replaceEnd = exportSection.end;
   } else {
     // A new export section goes before the first section that must follow it.
     const after = sections.find((s) => [8, 9, 10, 11, 12].includes(s.id));
     replaceStart = replaceEnd = after?.start ?? bytes.length;
-    payload = [...leb(1), ...entry];
+    payload = [...uleb(1), ...entry];
   }
-  const section = [7, ...leb(payload.length), ...payload];
+  const section = [7, ...uleb(payload.length), ...payload];
   const out = new Uint8Array(bytes.length - (replaceEnd - replaceStart) + section.length);
   out.set(bytes.subarray(0, replaceStart), 0);
   out.set(section, replaceStart);
