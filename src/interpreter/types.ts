@@ -21,6 +21,22 @@ export function isRefType(t: ValType): boolean {
   return t === FUNCREF || t === EXTERNREF;
 }
 
+/**
+ * Words (32-bit) a value of type `t` takes in a frame: 4 for a v128, 2 (one 64-bit slot) for
+ * everything else. Frames lay values out by type, so a caller's row of arguments and a
+ * callee's parameters agree whichever modules they come from.
+ */
+export function valueWords(t: ValType): number {
+  return t === V128 ? 4 : 2;
+}
+
+/** Word offset of each value of a row laid out by valueWords, and the row's total at the end. */
+export function rowOffsets(types: readonly ValType[]): number[] {
+  const offsets = [0];
+  for (const t of types) offsets.push(offsets[offsets.length - 1]! + valueWords(t));
+  return offsets;
+}
+
 export function valTypeName(t: ValType): string {
   switch (t) {
     case I32: return 'i32';

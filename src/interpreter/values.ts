@@ -3,7 +3,7 @@
  * halves, exactly as they sit in the engine's value stack, so NaN payloads survive every
  * crossing and no BigInt is needed unless a caller asks for one.
  */
-import { EXTERNREF, F32, F64, FUNCREF, I32, I64, type ValType, valTypeName } from './types.js';
+import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type ValType, valTypeName } from './types.js';
 
 const scratch = new ArrayBuffer(8);
 const scratchF32 = new Float32Array(scratch);
@@ -24,6 +24,10 @@ export class WasmValue {
     readonly hi: number,
     /** For reference types: null, a FuncRef, or the host value of an externref. */
     readonly ref: unknown = null,
+    /** Bits 64..95 of a v128; 0 otherwise. */
+    readonly w2 = 0,
+    /** Bits 96..127 of a v128; 0 otherwise. */
+    readonly w3 = 0,
   ) {}
 
   static i32(n: number): WasmValue {
@@ -54,6 +58,16 @@ export class WasmValue {
     const v = WasmValue.i64(bits);
     return new WasmValue(F64, v.lo, v.hi);
   }
+  /** A v128 from its four 32-bit words, lowest (bytes 0..3) first. */
+  static v128Words(w0: number, w1: number, w2: number, w3: number): WasmValue {
+    return new WasmValue(V128, w0 | 0, w1 | 0, null, w2 | 0, w3 | 0);
+  }
+  /** A v128 from its 16 bytes in memory order (byte 0 is the lowest). */
+  static v128(bytes: Uint8Array): WasmValue {
+    if (bytes.length !== 16) throw new TypeError(`a v128 is 16 bytes, got ${bytes.length}`);
+    const w = (i: number): number => bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    return WasmValue.v128Words(w(0), w(4), w(8), w(12));
+  }
   static funcref(ref: FuncRef | null): WasmValue {
     return new WasmValue(FUNCREF, 0, 0, ref);
   }
@@ -70,6 +84,19 @@ export class WasmValue {
   /** The zero value of a type (null for references). */
   static zero(type: ValType): WasmValue {
     return new WasmValue(type, 0, 0, null);
+  }
+
+  /** The four 32-bit words of a v128, lowest first. */
+  get v128Words(): [number, number, number, number] {
+    return [this.lo, this.hi, this.w2, this.w3];
+  }
+  /** The 16 bytes of a v128 in memory order. */
+  get v128Bytes(): Uint8Array {
+    const out = new Uint8Array(16);
+    this.v128Words.forEach((w, i) => {
+      for (let k = 0; k < 4; k++) out[i * 4 + k] = (w >>> (8 * k)) & 0xff;
+    });
+    return out;
   }
 
   get asI32(): number {
@@ -102,6 +129,7 @@ export class WasmValue {
       case I64: return `i64:${this.asI64}`;
       case F32: return `f32:${this.asF32}`;
       case F64: return `f64:${this.asF64}`;
+      case V128: return `v128:0x${[this.w3, this.w2, this.hi, this.lo].map((w) => (w >>> 0).toString(16).padStart(8, '0')).join('')}`;
       default: return `${valTypeName(this.type)}:${this.ref === null ? 'null' : String(this.ref)}`;
     }
   }

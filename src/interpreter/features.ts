@@ -1,0 +1,24 @@
+/**
+ * Which WebAssembly features a compile accepts, as wasmtime's `Config` chooses them. Anything
+ * outside the set is refused by the name in errors.ts's `Feature`, with its byte offset.
+ */
+import { Feature } from './errors.js';
+
+export type FeatureSet = ReadonlySet<Feature>;
+
+/** WebAssembly 2.0, SIMD included: what the 2.0 core suite assumes. */
+export const WASM2_FEATURES: FeatureSet = new Set<Feature>([Feature.Simd]);
+
+/** wasmtime 45's defaults (its `Config` as sandboxd leaves it). */
+export const WASMTIME_FEATURES: FeatureSet = new Set<Feature>([
+  ...WASM2_FEATURES, Feature.RelaxedSimd, Feature.TailCalls, Feature.MultiMemory, Feature.ExtendedConst,
+  Feature.Memory64, Feature.Table64,
+]);
+
+/** What this engine runs by default: wasmtime's defaults, single-threaded threads and exception handling. */
+export const ALL_FEATURES: FeatureSet = new Set<Feature>([
+  ...WASMTIME_FEATURES, Feature.SharedMemory, Feature.Atomics, Feature.ExceptionHandling,
+]);
+
+/** WebAssembly 2.0 with the threads proposal: what the threads scripts assume. */
+export const THREADS_FEATURES: FeatureSet = new Set<Feature>([...WASM2_FEATURES, Feature.SharedMemory, Feature.Atomics]);
