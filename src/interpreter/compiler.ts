@@ -30,6 +30,7 @@ import {
   proposalType, unknownOpcode,
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
+import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
 
 /** Stack entry type used for the polymorphic bottom of unreachable code. */
@@ -87,6 +88,8 @@ export interface CompiledFunctions {
 
 export interface ModuleContext {
   readonly ir: ModuleIR;
+  /** What the module may use; the rest is refused by name. */
+  readonly features: FeatureSet;
   readonly funcTypes: readonly FuncType[];
   readonly numImportedFuncs: number;
   readonly tables: readonly TableType[];

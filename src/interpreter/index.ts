@@ -1,6 +1,8 @@
 /** The engine's embedding API; see docs/engine-api.md. */
 export { compileModule, compileModuleInSteps, CompiledModule } from './module.js';
 export { runSteps, type Steps } from './steps.js';
+export { ALL_FEATURES, THREADS_FEATURES, WASM2_FEATURES, WASMTIME_FEATURES, type FeatureSet } from './features.js';
+export { Feature } from './errors.js';
 export { Engine, Store, FuncInst, MemoryInst, TableInst, GlobalInst, PAGE_SIZE } from './store.js';
 export type { Caller, ExternVal, HostFunction, Resource, StoreOptions } from './store.js';
 export { instantiate, instantiateInSteps, Instance } from './instance.js';

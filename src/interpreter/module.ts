@@ -3,6 +3,7 @@
  * instantiated any number of times, in any store.
  */
 import { compileFunctionsInSteps, type CompiledFunctions, type ModuleContext } from './compiler.js';
+import { ALL_FEATURES, type FeatureSet } from './features.js';
 import { runSteps, type Steps } from './steps.js';
 import { signatureKey } from './store.js';
 import { decodeModuleInSteps } from './decoder.js';
@@ -32,16 +33,16 @@ export class CompiledModule {
   }
 
   /** Compiles a decoded and validated module, in steps (compileFunctionsInSteps). */
-  static *inSteps(ir: ModuleIR): Steps<CompiledModule> {
+  static *inSteps(ir: ModuleIR, features: FeatureSet = ALL_FEATURES): Steps<CompiledModule> {
     rejectSimd(ir);
-    const layout = layoutOf(ir);
+    const layout = layoutOf(ir, features);
     const functions = yield* compileFunctionsInSteps(layout);
     return new CompiledModule(ir, layout, functions);
   }
 }
 
 /** What translating the function bodies needs to know of the module: the index spaces. */
-function layoutOf(ir: ModuleIR): ModuleContext {
+function layoutOf(ir: ModuleIR, features: FeatureSet): ModuleContext {
   const funcTypes: FuncType[] = [];
   const tables: TableType[] = [];
   const globals: GlobalType[] = [];
@@ -58,7 +59,7 @@ function layoutOf(ir: ModuleIR): ModuleContext {
   tables.push(...ir.tables);
   for (const g of ir.globals) globals.push(g.type);
   memoryCount += ir.memories.length;
-  return { ir, funcTypes, numImportedFuncs, tables, globals, memoryCount, declaredRefs: declaredFunctionRefs(ir) };
+  return { ir, features, funcTypes, numImportedFuncs, tables, globals, memoryCount, declaredRefs: declaredFunctionRefs(ir) };
 }
 
 /**
@@ -73,18 +74,21 @@ function rejectSimd(ir: ModuleIR): void {
   if (usesV128) throw new ValidationError(SIMD_UNSUPPORTED);
 }
 
-/** Decodes, validates and translates a binary module; throws DecodeError or ValidationError. */
-export function compileModule(bytes: Uint8Array): CompiledModule {
-  return runSteps(compileModuleInSteps(bytes));
+/**
+ * Decodes, validates and translates a binary module; throws DecodeError or ValidationError.
+ * `features`: what it may use (features.ts); anything else is refused by name.
+ */
+export function compileModule(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES): CompiledModule {
+  return runSteps(compileModuleInSteps(bytes, features));
 }
 
 /**
  * compileModule as steps (steps.ts), each a bounded piece of the work: decoding, the module's
  * own rules, then the function bodies a few tens of kilobytes at a time.
  */
-export function* compileModuleInSteps(bytes: Uint8Array): Steps<CompiledModule> {
+export function* compileModuleInSteps(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES): Steps<CompiledModule> {
   const ir = yield* decodeModuleInSteps(bytes);
   validateModule(ir);
   yield;
-  return yield* CompiledModule.inSteps(ir);
+  return yield* CompiledModule.inSteps(ir, features);
 }
