@@ -4,7 +4,7 @@
  * Then metering overhead, compile speed, start-up, responsiveness, deadline precision and the
  * CLI's cold start, each next to its target.
  *
- *   npx tsx bench/run.ts [--json] [--native-only] [--quick] [--kernels=calls,lz77]
+ *   npx tsx bench/run.ts [--json] [--native-only] [--quick] [--kernels=calls,lz77] [--no-simd] [--require-simd]
  *
  * See bench/README.md.
  */
@@ -45,6 +45,19 @@ const KERNELS: Kernel[] = [
   { name: 'lz77', n: 60_000, result: 'i32', what: 'LZ77 compress + decompress, CRC-32' },
 ];
 
+/**
+ * Kernels built with -msimd128 (0xFD instructions). A separate group with its own table and
+ * geomean: the scalar geomean above stays comparable with figures from before they existed.
+ * An engine that refuses SIMD ("... not supported by this engine") gets REFUSED in the table,
+ * which is not a failure of the bench unless --require-simd; any other interpreter error or
+ * a disagreement is.
+ */
+const SIMD_KERNELS: Kernel[] = [
+  { name: 'simd_f32', n: 1_500, result: 'i32', what: 'f32x4: saxpy, dot, 3x4 transform + normalise, mandelbrot' },
+  { name: 'simd_int', n: 200, result: 'i32', what: 'i8x16 count/search, SAD, alpha blend, i16 FIR (dot), 4-lane hash' },
+];
+const ALL_KERNELS = [...KERNELS, ...SIMD_KERNELS];
+
 const TARGETS = {
   geomeanRatio: 20, // interpreter/native, at most
   meteringOverhead: 0.1, // fuel + deadline on vs off, at most
@@ -64,24 +77,31 @@ const opt = (name: string): string | undefined =>
   argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 if (flag('help') || flag('h')) {
-  console.log('usage: tsx bench/run.ts [--json] [--native-only] [--quick] [--kernels=a,b,...]');
+  console.log('usage: tsx bench/run.ts [--json] [--native-only] [--quick] [--kernels=a,b,...] [--no-simd] [--require-simd]');
   process.exit(0);
 }
 const JSON_OUT = flag('json');
 const NATIVE_ONLY = flag('native-only');
 const QUICK = flag('quick');
+/** Skip the SIMD group altogether. */
+const NO_SIMD = flag('no-simd');
+/** Count an engine's refusal of a SIMD kernel as a failure (exit code 1), as any other error. */
+const REQUIRE_SIMD = flag('require-simd');
 const only = opt('kernels')?.split(',').map((s) => s.trim()).filter(Boolean);
-const unknown = only?.filter((k) => !KERNELS.some((x) => x.name === k)) ?? [];
+const unknown = only?.filter((k) => !ALL_KERNELS.some((x) => x.name === k)) ?? [];
 if (unknown.length) {
-  console.error(`unknown kernel(s): ${unknown.join(', ')}; known: ${KERNELS.map((k) => k.name).join(', ')}`);
+  console.error(`unknown kernel(s): ${unknown.join(', ')}; known: ${ALL_KERNELS.map((k) => k.name).join(', ')}`);
   process.exit(2);
 }
 const kernels = only ? KERNELS.filter((k) => only.includes(k.name)) : KERNELS;
+const simdKernels = NO_SIMD ? [] : only ? SIMD_KERNELS.filter((k) => only.includes(k.name)) : SIMD_KERNELS;
 
 /** Time for the interpreter's kernel runs altogether, spread over the kernels left. */
 const INTERP_TOTAL_BUDGET_MS = QUICK ? 40_000 : 180_000;
 const INTERP_KERNEL_BUDGET_MS = QUICK ? 4_000 : 12_000;
 const INTERP_MAX_PAIRS = QUICK ? 2 : 5;
+/** The SIMD group's own budget, so that it never takes time from the scalar kernels. */
+const SIMD_TOTAL_BUDGET_MS = QUICK ? 15_000 : 60_000;
 
 // Human-readable lines go to stdout, or to stderr as progress when --json owns stdout.
 const say = (line = ''): void => {
@@ -110,6 +130,8 @@ interface KernelReport {
     mfuelPerSec?: number;
   };
   interpError?: string;
+  /** The interpreter refused the module for a feature it does not implement (SIMD, say). */
+  refused?: boolean;
   agree?: boolean;
   ratio?: number;
 }
@@ -181,6 +203,9 @@ async function interpKernel(interp: Interpreter, k: Kernel, bytes: Uint8Array, b
   };
 }
 
+/** The engine's wording of a refusal (src/interpreter/errors.ts `refusal`): "SIMD is not supported by this engine (...)". */
+const REFUSAL = /\bnot supported by this engine\b/;
+
 // ---------------------------------------------------------------- output helpers
 
 const pct = (x: number | undefined): string =>
@@ -190,7 +215,7 @@ const pad = (s: string, n: number): string => s.padEnd(n);
 const lpad = (s: string, n: number): string => s.padStart(n);
 
 function row(cells: string[]): string {
-  const widths = [9, 8, 6, 10, 10, 9, 10, 9, 8];
+  const widths = [9, 8, 7, 10, 10, 9, 10, 9, 8];
   return cells.map((c, i) => (i < 3 ? pad(c, widths[i]!) : lpad(c, widths[i]!))).join(' ');
 }
 
@@ -213,58 +238,88 @@ async function main(): Promise<number> {
   if (interp) {
     say(`limits: fuel ${ON_LIMITS.fuel.toExponential()} and a ${ON_LIMITS.timeoutMs} ms deadline (on); off = ${interp.offNote}`);
   }
-  say();
-  say(row(['kernel', 'n', 'agree', 'native', 'interp', 'ratio', 'meter off', 'overhead', 'Mfuel/s']));
 
-  const reports: KernelReport[] = [];
-  let interpSpent = 0;
   let disagreements = 0;
-  for (const [i, k] of kernels.entries()) {
-    const bytes = new Uint8Array(readFileSync(join(KERNEL_DIR, `${k.name}.wasm`)));
-    const native = await nativeKernel(k, bytes);
-    const rep: KernelReport = { name: k.name, n: k.n, what: k.what, wasmBytes: bytes.length, native };
-    if (interp) {
-      const left = kernels.length - i;
-      const remaining = INTERP_TOTAL_BUDGET_MS - interpSpent;
-      const budget = Math.max(500, Math.min(INTERP_KERNEL_BUDGET_MS, remaining / left));
-      const t0 = now();
-      try {
-        rep.interp = await interpKernel(interp, k, bytes, budget, remaining > 0);
-        rep.agree = rep.interp.result === native.result;
-        rep.ratio = rep.interp.medianMs / native.medianMs;
-      } catch (e) {
-        rep.interpError = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-        rep.agree = false;
+  /** Runs one group of kernels, one table row each, within `totalBudgetMs` of interpreter time. */
+  const runGroup = async (group: readonly Kernel[], totalBudgetMs: number, simd: boolean): Promise<KernelReport[]> => {
+    const reports: KernelReport[] = [];
+    let interpSpent = 0;
+    say(row(['kernel', 'n', 'agree', 'native', 'interp', 'ratio', 'meter off', 'overhead', 'Mfuel/s']));
+    for (const [i, k] of group.entries()) {
+      const bytes = new Uint8Array(readFileSync(join(KERNEL_DIR, `${k.name}.wasm`)));
+      const native = await nativeKernel(k, bytes);
+      const rep: KernelReport = { name: k.name, n: k.n, what: k.what, wasmBytes: bytes.length, native };
+      if (interp) {
+        const left = group.length - i;
+        const remaining = totalBudgetMs - interpSpent;
+        const budget = Math.max(500, Math.min(INTERP_KERNEL_BUDGET_MS, remaining / left));
+        const t0 = now();
+        try {
+          rep.interp = await interpKernel(interp, k, bytes, budget, remaining > 0);
+          rep.agree = rep.interp.result === native.result;
+          rep.ratio = rep.interp.medianMs / native.medianMs;
+        } catch (e) {
+          rep.interpError = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+          rep.agree = false;
+          if (REFUSAL.test(rep.interpError)) rep.refused = true;
+        }
+        interpSpent += now() - t0;
+        // A SIMD kernel the engine refuses is reported, not failed (unless --require-simd).
+        if (!rep.agree && !(simd && rep.refused && !REQUIRE_SIMD)) disagreements++;
       }
-      interpSpent += now() - t0;
-      if (!rep.agree) disagreements++;
+      if (!native.deterministic) disagreements++;
+      reports.push(rep);
+      const agree = !interp ? (native.deterministic ? 'n/a' : 'NONDET')
+        : rep.refused ? 'REFUSED' : rep.interpError ? 'ERROR' : rep.agree ? 'yes' : 'NO';
+      say(row([
+        k.name, String(k.n), agree, fmtMs(native.medianMs), fmtMs(rep.interp?.medianMs),
+        rep.ratio !== undefined ? `${rep.ratio.toFixed(1)}x` : '-',
+        fmtMs(rep.interp?.offMedianMs), pct(rep.interp?.overhead),
+        rep.interp?.mfuelPerSec !== undefined ? rep.interp.mfuelPerSec.toFixed(0) : '-',
+      ]) + (rep.interp?.note ? `  (${rep.interp.note})` : ''));
+      if (rep.refused) say(`          interpreter refuses it: ${rep.interpError!.split('\n')[0]}`);
+      else if (rep.interpError) say(`          interpreter error: ${rep.interpError.split('\n')[0]}`);
+      else if (interp && !rep.agree) say(`          native ${native.result}  interp ${rep.interp?.result}`);
     }
-    if (!native.deterministic) disagreements++;
-    reports.push(rep);
-    const agree = !interp ? (native.deterministic ? 'n/a' : 'NONDET')
-      : rep.interpError ? 'ERROR' : rep.agree ? 'yes' : 'NO';
-    say(row([
-      k.name, String(k.n), agree, fmtMs(native.medianMs), fmtMs(rep.interp?.medianMs),
-      rep.ratio !== undefined ? `${rep.ratio.toFixed(1)}x` : '-',
-      fmtMs(rep.interp?.offMedianMs), pct(rep.interp?.overhead),
-      rep.interp?.mfuelPerSec !== undefined ? rep.interp.mfuelPerSec.toFixed(0) : '-',
-    ]) + (rep.interp?.note ? `  (${rep.interp.note})` : ''));
-    if (rep.interpError) say(`          interpreter error: ${rep.interpError.split('\n')[0]}`);
-    else if (interp && !rep.agree) say(`          native ${native.result}  interp ${rep.interp?.result}`);
-  }
+    return reports;
+  };
+
+  say();
+  const reports = kernels.length ? await runGroup(kernels, INTERP_TOTAL_BUDGET_MS, false) : [];
 
   const ratios = reports.map((r) => r.ratio).filter((x): x is number => x !== undefined);
   const geo = ratios.length === reports.length && ratios.length ? geomean(ratios) : undefined;
   const overheads = reports.map((r) => r.interp?.overhead).filter((x): x is number => x !== undefined);
   const overheadGeo = overheads.length ? geomean(overheads.map((o) => 1 + o)) - 1 : undefined;
 
-  say();
-  say(`native results: ${reports.every((r) => r.native.deterministic) ? 'deterministic across runs' : 'NOT deterministic'}`);
-  if (interp) {
+  if (reports.length) say();
+  if (reports.length) say(`native results: ${reports.every((r) => r.native.deterministic) ? 'deterministic across runs' : 'NOT deterministic'}`);
+  if (interp && reports.length) {
     say(`geomean interpreter/native: ${geo !== undefined ? `${geo.toFixed(1)}x` : 'n/a (a kernel failed)'}`
       + `   target <= ${TARGETS.geomeanRatio}x   ${geo !== undefined ? verdict(geo <= TARGETS.geomeanRatio) : 'MISS'}`);
     say(`metering overhead (geomean): ${pct(overheadGeo)}   target <= ${pct(TARGETS.meteringOverhead)}   `
       + `${overheadGeo !== undefined ? verdict(overheadGeo <= TARGETS.meteringOverhead) : '-'}`);
+  }
+
+  // ---------------------------------------------------------------- SIMD kernels
+  let simdReports: KernelReport[] = [];
+  let simdGeo: number | undefined;
+  if (simdKernels.length) {
+    if (reports.length) say();
+    say('SIMD kernels (built with -msimd128; a group apart, not in the geomean above)');
+    simdReports = await runGroup(simdKernels, SIMD_TOTAL_BUDGET_MS, true);
+    const simdRatios = simdReports.map((r) => r.ratio).filter((x): x is number => x !== undefined);
+    simdGeo = simdRatios.length === simdReports.length ? geomean(simdRatios) : undefined;
+    const refused = simdReports.filter((r) => r.refused).length;
+    say();
+    say(`native results (SIMD): ${simdReports.every((r) => r.native.deterministic) ? 'deterministic across runs' : 'NOT deterministic'}`);
+    if (interp) {
+      if (refused) {
+        say(`SIMD: the interpreter refuses ${refused} of ${simdReports.length} SIMD kernels (unsupported feature): `
+          + (REQUIRE_SIMD ? 'counted as failures (--require-simd)' : 'reported, not counted as failures (--require-simd to count them)'));
+      }
+      say(`geomean interpreter/native (SIMD): ${simdGeo !== undefined ? `${simdGeo.toFixed(1)}x` : `n/a (${refused ? 'refused' : 'a kernel failed'})`}`);
+    }
   }
 
   // ---------------------------------------------------------------- the rest
@@ -328,6 +383,8 @@ async function main(): Promise<number> {
       targets: TARGETS,
       kernels: reports,
       geomeanRatio: geo ?? null,
+      simdKernels: simdReports,
+      simdGeomeanRatio: simdGeo ?? null,
       meteringOverheadGeomean: overheadGeo ?? null,
       compile,
       startup,
