@@ -13,6 +13,7 @@
 import type { Steps } from './steps.js';
 import { DecodeError, Feature, formatOpcode, refuseDecode } from './errors.js';
 import { ByteReader } from './reader.js';
+import { simdOpInfo } from './simd-ops.js';
 import type { ModuleIR } from './types.js';
 
 /** Immediate shapes of the single-byte opcodes (0 = illegal opcode). */
@@ -208,21 +209,26 @@ function skipFC(r: ByteReader, opAt: number): void {
   }
 }
 
-/** SIMD immediates: enough to step over them (the engine refuses SIMD at validation). */
+/** SIMD immediates, as the instruction table (simd-ops.ts) gives them. */
 function skipFD(r: ByteReader, opAt: number): void {
   const sub = r.u32();
-  if (sub > 0xff) throw prefixedOpcode(0xfd, sub, opAt);
-  if (sub <= 11 || sub === 92 || sub === 93) {
-    r.u32();
-    r.u32();
-  } else if (sub === 12 || sub === 13) {
-    skipBytes(r, 16);
-  } else if (sub >= 21 && sub <= 34) {
-    skipBytes(r, 1);
-  } else if (sub >= 84 && sub <= 91) {
-    r.u32();
-    r.u32();
-    skipBytes(r, 1);
+  const info = simdOpInfo(sub);
+  if (info === undefined) throw prefixedOpcode(0xfd, sub, opAt);
+  switch (info.imm) {
+    case 'memarg':
+    case 'memargLane':
+      if (memargHasMemoryIndex(r.u32())) r.u32();
+      r.u32();
+      if (info.imm === 'memargLane') skipBytes(r, 1);
+      return;
+    case 'lane':
+      skipBytes(r, 1);
+      return;
+    case 'bytes16':
+      skipBytes(r, 16);
+      return;
+    case 'none':
+      return;
   }
 }
 

@@ -30,8 +30,15 @@ import {
   proposalType, unknownOpcode,
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
+import { SimdMove } from './simd-dispatch.js';
+import { simdOpInfo } from './simd-ops.js';
 import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
+
+/** Slots (of 64 bits) a value of type `t` takes in a frame. */
+function slotWidth(t: number): number {
+  return t === V128 ? 2 : 1;
+}
 
 /** Stack entry type used for the polymorphic bottom of unreachable code. */
 const UNKNOWN = 0;
@@ -147,8 +154,8 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     const frameSlots = translator.frameSlots;
     const at = index * FUNC_INFO_STRIDE;
     info[at + FuncInfo.Entry] = entry;
-    info[at + FuncInfo.ParamsEnd] = type.params.length * 2;
-    info[at + FuncInfo.LocalsEnd] = (type.params.length + body.locals.length) * 2;
+    info[at + FuncInfo.ParamsEnd] = translator.paramWords;
+    info[at + FuncInfo.LocalsEnd] = translator.localWords;
     info[at + FuncInfo.FrameEnd] = frameSlots * 2;
     info[at + FuncInfo.ConstsStart] = constants.length;
     translator.appendConstants(constants);
@@ -181,6 +188,14 @@ class FunctionTranslator {
   private localTypes: ValType[] = [];
   private numLocals = 0;
   /**
+   * Values are laid out in the frame by type (types.ts, valueWords): a v128 takes two slots,
+   * anything else one. The slot of each local, and the slots the locals take together: a
+   * stack entry whose location is below `localSlotsEnd` points at a local.
+   */
+  private localSlot: number[] = [];
+  private localSlotsEnd = 0;
+  private paramSlotsEnd = 0;
+  /**
    * Constant slots follow the locals; operand temporaries follow them. Inside a loop a
    * constant operand is read from its slot instead of being written out on every pass.
    */
@@ -199,7 +214,13 @@ class FunctionTranslator {
   private constLo: number[] = [];
   private constHi: number[] = [];
   private sp = 0;
-  private maxSp = 0;
+  /**
+   * The slot of each stack height, from tempBase: `offs[h]` is where the entry at height h
+   * sits, and `offs[sp]` where the next one will. Set as entries are pushed.
+   */
+  private offs: number[] = [0];
+  /** The most temporary slots in use at once. */
+  private maxTemp = 0;
   private deferred = 0;
   private ctrls: Control[] = [];
   private pendingFuel = 0;
@@ -217,7 +238,16 @@ class FunctionTranslator {
     this.r = new ByteReader(this.ctx.ir.bytes, start, end);
     this.localTypes = [...type.params, ...locals];
     this.numLocals = this.localTypes.length;
-    this.constBase = this.numLocals;
+    this.localSlot.length = 0;
+    let slot = 0;
+    for (let i = 0; i < this.numLocals; i++) {
+      if (i === type.params.length) this.paramSlotsEnd = slot;
+      this.localSlot.push(slot);
+      slot += slotWidth(this.localTypes[i]!);
+    }
+    if (this.numLocals === type.params.length) this.paramSlotsEnd = slot;
+    this.localSlotsEnd = slot;
+    this.constBase = slot;
     this.constCapacity = constants;
     this.constSlotLo.length = 0;
     this.constSlotHi.length = 0;
@@ -225,7 +255,8 @@ class FunctionTranslator {
     this.tempBase = this.constBase + this.constCapacity;
     this.loopDepth = 0;
     this.sp = 0;
-    this.maxSp = 0;
+    this.offs[0] = 0;
+    this.maxTemp = 0;
     this.deferred = 0;
     this.pendingFuel = 0;
     this.lastDst = -1;
@@ -255,7 +286,15 @@ class FunctionTranslator {
 
   /** The frame size, in slots, of the body just translated. */
   get frameSlots(): number {
-    return this.tempBase + this.maxSp;
+    return this.tempBase + this.maxTemp;
+  }
+
+  /** The words the parameters of the body just translated take, and its parameters and locals. */
+  get paramWords(): number {
+    return this.paramSlotsEnd * 2;
+  }
+  get localWords(): number {
+    return this.localSlotsEnd * 2;
   }
 
   /** Appends the constant slots of the function just translated as FuncInfo records. */
@@ -306,24 +345,30 @@ class FunctionTranslator {
   }
 
   private slotOf(height: number): number {
-    return this.tempBase + height;
+    return this.tempBase + this.offs[height]!;
+  }
+
+  /** Makes room for an entry of `type` at height `h` (the next one): its slot, and the next height's. */
+  private place(h: number, type: number): void {
+    this.types[h] = type;
+    const next = this.offs[h]! + slotWidth(type);
+    this.offs[h + 1] = next;
+    if (next > this.maxTemp) this.maxTemp = next;
   }
 
   /** Pushes a value held in its own slot and returns that slot. */
   private push(type: number): number {
     const h = this.sp++;
-    this.types[h] = type;
-    this.locs[h] = this.tempBase + h;
-    if (this.sp > this.maxSp) this.maxSp = this.sp;
-    return this.tempBase + h;
+    this.place(h, type);
+    return (this.locs[h] = this.slotOf(h));
   }
 
-  private pushLocal(type: number, local: number): void {
+  /** Pushes an entry that points at `slot`: a local's (or CONST). */
+  private pushLocal(type: number, slot: number): void {
     const h = this.sp++;
-    this.types[h] = type;
-    this.locs[h] = local;
+    this.place(h, type);
+    this.locs[h] = slot;
     this.deferred++;
-    if (this.sp > this.maxSp) this.maxSp = this.sp;
   }
 
   private pushConst(type: number, lo: number, hi: number): void {
@@ -374,7 +419,7 @@ class FunctionTranslator {
       this.emitConst(this.slotOf(h), h);
       return this.slotOf(h);
     }
-    if (loc < this.numLocals) this.deferred--;
+    if (loc < this.localSlotsEnd) this.deferred--;
     return loc;
   }
 
@@ -386,7 +431,7 @@ class FunctionTranslator {
       this.invalid('type mismatch: expected a value but the stack is empty');
     }
     const h = --this.sp;
-    if (this.locs[h]! < this.numLocals) this.deferred--;
+    if (this.locs[h]! < this.localSlotsEnd) this.deferred--;
     return this.types[h]!;
   }
 
@@ -399,7 +444,7 @@ class FunctionTranslator {
     const own = this.slotOf(height);
     if (this.locs[height] === own) return;
     this.emitMove(own, height);
-    if (this.locs[height]! < this.numLocals) this.deferred--;
+    if (this.locs[height]! < this.localSlotsEnd) this.deferred--;
     this.locs[height] = own;
   }
 
@@ -408,7 +453,14 @@ class FunctionTranslator {
     if (!this.live) return;
     const loc = this.locs[height]!;
     if (loc === CONST) this.emitConst(to, height);
-    else if (loc !== to) this.emit2(Op.Copy, to * 2, loc * 2);
+    else this.emitCopy(this.types[height]!, to, loc);
+  }
+
+  /** Emits a copy of a value of `type` from slot `from` to slot `to`. */
+  private emitCopy(type: number, to: number, from: number): void {
+    if (to === from) return;
+    if (type === V128) this.emit3(Op.Simd, SimdMove.Copy, to * 2, from * 2);
+    else this.emit2(Op.Copy, to * 2, from * 2);
   }
 
   private emitConst(to: number, height: number): void {
@@ -500,7 +552,7 @@ class FunctionTranslator {
 
   /** Drops entries down to `height`, keeping the count of deferred entries right. */
   private truncate(height: number): void {
-    for (let h = height; h < this.sp; h++) if (this.locs[h]! < this.numLocals) this.deferred--;
+    for (let h = height; h < this.sp; h++) if (this.locs[h]! < this.localSlotsEnd) this.deferred--;
     this.sp = height;
   }
 
@@ -537,16 +589,13 @@ class FunctionTranslator {
       // Below a polymorphic stack: make the missing entries, under the ones that exist.
       // In unreachable code every entry sits in its own slot, so moving them is free.
       const missing = n - available;
-      for (let h = this.sp - 1; h >= ctrl.height; h--) {
-        this.types[h + missing] = this.types[h]!;
-        this.locs[h + missing] = this.slotOf(h + missing);
-      }
-      for (let k = 0; k < missing; k++) {
-        this.types[ctrl.height + k] = UNKNOWN;
-        this.locs[ctrl.height + k] = this.slotOf(ctrl.height + k);
-      }
+      for (let h = this.sp - 1; h >= ctrl.height; h--) this.types[h + missing] = this.types[h]!;
+      for (let k = 0; k < missing; k++) this.types[ctrl.height + k] = UNKNOWN;
       this.sp += missing;
-      if (this.sp > this.maxSp) this.maxSp = this.sp;
+      for (let h = ctrl.height; h < this.sp; h++) {
+        this.place(h, this.types[h]!);
+        this.locs[h] = this.slotOf(h);
+      }
     }
     for (let i = 0; i < n; i++) {
       const h = this.sp - n + i;
@@ -565,23 +614,37 @@ class FunctionTranslator {
    * about the fall-through path.
    */
   private emitBranchCopies(target: Control, n: number): void {
-    const base = target.kind === Kind.Function ? this.sp - n : target.height;
-    for (let i = 0; i < n; i++) this.emitMove(this.slotOf(base + i), this.sp - n + i);
+    for (let i = 0; i < n; i++) this.emitMove(this.targetSlot(target, n, i), this.sp - n + i);
     this.lastDst = -1;
   }
 
   private needsCopies(target: Control, n: number): boolean {
-    const base = target.kind === Kind.Function ? this.sp - n : target.height;
     for (let i = 0; i < n; i++) {
-      if (this.locs[this.sp - n + i] !== this.slotOf(base + i)) return true;
+      if (this.locs[this.sp - n + i] !== this.targetSlot(target, n, i)) return true;
     }
     return false;
+  }
+
+  /**
+   * Where value i of the top n goes for a branch to `target`: a block's values go to its
+   * slots from the block's height on (laid out as the top n are, having their types); a
+   * return's to their own slots, in a row.
+   */
+  private targetSlot(target: Control, n: number, i: number): number {
+    const own = this.offs[this.sp - n + i]!;
+    if (target.kind === Kind.Function) return this.tempBase + own;
+    return this.slotOf(target.height) + own - this.offs[this.sp - n]!;
+  }
+
+  /** The words the top n values take, in a row (what a Return copies). */
+  private topWords(n: number): number {
+    return (this.offs[this.sp]! - this.offs[this.sp - n]!) * 2;
   }
 
   /** Emits an unconditional transfer to `target` (copies already done), charging `fuel`. */
   private emitJumpTo(target: Control, n: number, fuel: number): void {
     if (target.kind === Kind.Function) {
-      this.out.push4(Op.Return, this.slotOf(this.sp - n) * 2, n, fuel);
+      this.out.push4(Op.Return, this.slotOf(this.sp - n) * 2, this.topWords(n), fuel);
     } else {
       this.out.push3(Op.Jump, target.kind === Kind.Loop ? target.loopPc : -1, fuel);
       if (target.kind !== Kind.Loop) target.fixups.push(this.out.length - 2);
@@ -603,7 +666,7 @@ class FunctionTranslator {
     }
     if (b === I32 || b === I64 || b === F32 || b === F64 || b === FUNCREF || b === EXTERNREF || b === V128) {
       r.pos++;
-      if (b === V128) throw refuseValidation(Feature.Simd, `block type v128, ${formatOpcode(V128)}`, r.pos - 1);
+      if (b === V128) this.requireFeature(Feature.Simd, `block type v128, ${formatOpcode(V128)}`, r.pos - 1);
       return SINGLE_RESULT_BLOCK_TYPES.get(b)!;
     }
     const refused = proposalType(r, r.pos);
@@ -629,7 +692,7 @@ class FunctionTranslator {
     this.checkBlockResults(ctrl);
     if (this.live) this.materializeTop(results.length);
     if (ctrl.kind === Kind.Function) {
-      if (this.live) this.emit3(Op.Return, this.slotOf(this.sp - results.length) * 2, results.length, this.takeFuel());
+      if (this.live) this.emit3(Op.Return, this.slotOf(this.sp - results.length) * 2, this.topWords(results.length), this.takeFuel());
       this.ctrls.pop();
       this.refreshLive();
       return;
@@ -760,7 +823,7 @@ class FunctionTranslator {
         this.checkLabelOperands(fn.results);
         if (this.live) {
           this.materializeTop(fn.results.length);
-          this.emit3(Op.Return, this.slotOf(this.sp - fn.results.length) * 2, fn.results.length, this.takeFuel());
+          this.emit3(Op.Return, this.slotOf(this.sp - fn.results.length) * 2, this.topWords(fn.results.length), this.takeFuel());
         }
         this.setUnreachable();
         return;
@@ -798,7 +861,7 @@ class FunctionTranslator {
       case 0x20: { // local.get
         const x = this.localIndex();
         this.charge();
-        if (this.live) this.pushLocal(this.localTypes[x]!, x);
+        if (this.live) this.pushLocal(this.localTypes[x]!, this.localSlot[x]!);
         else this.push(this.localTypes[x]!);
         return;
       }
@@ -818,8 +881,11 @@ class FunctionTranslator {
         const g = r.u32();
         if (g >= this.ctx.globals.length) this.invalid(`unknown global ${g}`);
         this.charge();
-        const d = this.push(this.ctx.globals[g]!.valType);
-        if (this.live) this.emitProducer(Op.GlobalGet, d, 1, g);
+        const type = this.ctx.globals[g]!.valType;
+        const d = this.push(type);
+        if (!this.live) return;
+        if (type === V128) this.emitSimd(SimdMove.GlobalGet, d, [g]);
+        else this.emitProducer(Op.GlobalGet, d, 1, g);
         return;
       }
       case 0x24: { // global.set
@@ -829,7 +895,9 @@ class FunctionTranslator {
         if (!gt.mutable) this.invalid('global is immutable');
         const a = this.pop(gt.valType);
         this.charge();
-        if (this.live) this.emit2(Op.GlobalSet, g, a * 2);
+        if (!this.live) return;
+        if (gt.valType === V128) this.emitSimd(SimdMove.GlobalSet, -1, [g, a * 2]);
+        else this.emit2(Op.GlobalSet, g, a * 2);
         return;
       }
       case 0x25: { // table.get
@@ -920,11 +988,9 @@ class FunctionTranslator {
       case 0xfc:
         this.prefixed();
         return;
-      case 0xfd: {
-        const sub = r.u32();
-        if (sub > 0xff) throw prefixedOpcode(0xfd, sub, opAt);
-        throw refuseValidation(Feature.Simd, `opcode ${formatOpcode(0xfd, sub)}`, opAt);
-      }
+      case 0xfd:
+        this.simd(opAt);
+        return;
       default:
         throw unknownOpcode(r, op, opAt);
     }
@@ -951,20 +1017,29 @@ class FunctionTranslator {
     if (this.ctx.memoryCount === 0) this.invalid('unknown memory 0');
   }
 
+  /** Refuses, naming it, a feature the compile does not accept. */
+  private requireFeature(feature: Feature, detail: string, at: number): void {
+    if (!this.ctx.features.has(feature)) throw refuseValidation(feature, detail, at);
+  }
+
   private valType(): ValType {
     const t = this.r.u8();
     if (t === I32 || t === I64 || t === F32 || t === F64 || t === FUNCREF || t === EXTERNREF) return t;
-    if (t === V128) throw refuseValidation(Feature.Simd, `value type v128, ${formatOpcode(V128)}`, this.r.pos - 1);
+    if (t === V128) {
+      this.requireFeature(Feature.Simd, `value type v128, ${formatOpcode(V128)}`, this.r.pos - 1);
+      return t;
+    }
     throw proposalType(this.r, this.r.pos - 1) ?? new DecodeError('malformed value type', this.r.pos - 1);
   }
 
   private storeLocal(x: number, tee: boolean): void {
     const type = this.localTypes[x]!;
+    const slot = this.localSlot[x]!;
     const h = this.sp - 1;
     if (this.topIsConst() && this.live) {
       if (this.types[h] !== type) this.invalid(`type mismatch: expected ${valTypeName(type)}, found ${valTypeName(this.types[h]!)}`);
-      this.materializeLocal(x);
-      this.emitConst(x, h);
+      this.materializeLocal(slot);
+      this.emitConst(slot, h);
       if (!tee) this.popConst();
       return;
     }
@@ -974,16 +1049,16 @@ class FunctionTranslator {
       if (tee) this.push(type);
       return;
     }
-    this.materializeLocal(x);
+    this.materializeLocal(slot);
     if (producedHere && this.lastDst >= 0) {
       // The previous instruction computed this value: let it write the local directly.
-      this.out.set(this.lastDst, x * 2);
+      this.out.set(this.lastDst, slot * 2);
       this.lastDst = -1;
-      if (tee) this.pushLocal(type, x);
+      if (tee) this.pushLocal(type, slot);
       return;
     }
-    if (a !== x) this.emit2(Op.Copy, x * 2, a * 2);
-    if (tee) this.pushLocal(type, x);
+    this.emitCopy(type, slot, a);
+    if (tee) this.pushLocal(type, slot);
   }
 
   private select(typed: ValType | null): void {
@@ -1008,7 +1083,9 @@ class FunctionTranslator {
     }
     this.charge();
     const d = this.push(type);
-    if (this.live) this.emitProducer(Op.Select, d, 3, c * 2, a * 2, b * 2);
+    if (!this.live) return;
+    if (type === V128) this.emitSimd(SimdMove.Select, d, [c * 2, a * 2, b * 2]);
+    else this.emitProducer(Op.Select, d, 3, c * 2, a * 2, b * 2);
   }
 
   private peekType(): number {
@@ -1348,6 +1425,84 @@ class FunctionTranslator {
       }
       default:
         throw prefixedOpcode(0xfc, sub, opAt);
+    }
+  }
+
+  /**
+   * A 0xFD instruction, as its row in the instruction table (simd-ops.ts) describes it:
+   * immediates, operand and result types, then one `Simd` instruction (simd-dispatch.ts).
+   */
+  private simd(opAt: number): void {
+    const r = this.r;
+    const sub = r.u32();
+    const info = simdOpInfo(sub);
+    if (info === undefined) throw prefixedOpcode(0xfd, sub, opAt);
+    if (info.relaxed && !this.ctx.features.has(Feature.RelaxedSimd)) throw prefixedOpcode(0xfd, sub, opAt);
+    this.requireFeature(Feature.Simd, `opcode ${formatOpcode(0xfd, sub)}`, opAt);
+    const immediates: number[] = [];
+    let offset = 0;
+    switch (info.imm) {
+      case 'memarg':
+      case 'memargLane': {
+        const align = r.u32();
+        if (memargHasMemoryIndex(align)) {
+          const detail = `memory index ${r.u32()} in the memarg of opcode ${formatOpcode(0xfd, sub)}`;
+          throw refuseValidation(Feature.MultiMemory, detail, opAt, 'alignment must not be larger than natural');
+        }
+        offset = r.u32() | 0;
+        this.requireMemory();
+        if (align > 31 - Math.clz32(info.accessBytes)) this.invalid('alignment must not be larger than natural');
+        if (info.imm === 'memargLane') immediates.push(this.laneIndex(info.lanes));
+        break;
+      }
+      case 'lane':
+        immediates.push(this.laneIndex(info.lanes));
+        break;
+      case 'bytes16':
+        for (let k = 0; k < 4; k++) immediates.push(r.fixed32());
+        // Shuffle lane indices are bytes below 32: no byte may have any of its top three bits.
+        if (info.entry === 'shuffle' && immediates.some((w) => (w & 0xe0e0e0e0) !== 0)) {
+          this.invalid('invalid lane index');
+        }
+        break;
+      case 'none':
+        break;
+    }
+    const operands: number[] = [];
+    for (let i = info.params.length - 1; i >= 0; i--) operands[i] = this.pop(info.params[i]!) * 2;
+    this.charge();
+    const d = info.results.length > 0 ? this.push(info.results[0]!) : -1;
+    if (!this.live) return;
+    // Operand words in the order simd-dispatch.ts reads them: values in stack order, then a
+    // lane index, then a memarg offset; the 16 bytes of a const or shuffle come last.
+    const words = [...operands, ...(info.entry === 'const' || info.entry === 'shuffle' ? [] : immediates)];
+    if (info.imm === 'memarg' || info.imm === 'memargLane') words.push(offset);
+    if (info.entry === 'const' || info.entry === 'shuffle') words.push(...immediates);
+    this.emitSimd(sub, d, words);
+  }
+
+  /** A lane index byte, checked against the shape's lane count. */
+  private laneIndex(lanes: number): number {
+    const lane = this.r.u8();
+    if (lane >= lanes) this.invalid('invalid lane index');
+    return lane;
+  }
+
+  /**
+   * Emits `Simd sub [dst] words...`; with a destination slot (dst >= 0), as a producer whose
+   * destination a following local.set may retarget.
+   */
+  private emitSimd(sub: number, dst: number, words: readonly number[]): void {
+    const at = this.out.length;
+    this.out.push2(Op.Simd, sub);
+    if (dst >= 0) this.out.push(dst * 2);
+    for (const w of words) this.out.push(w);
+    if (dst >= 0) {
+      this.lastStart = at;
+      this.lastDst = at + 2;
+      this.lastDstSlot = dst;
+    } else {
+      this.lastDst = -1;
     }
   }
 

@@ -14,7 +14,7 @@ import { runLoop } from './interpreter.js';
 import { WorkMeter } from './pieces.js';
 import { returnStack, takeStack } from './stack-pool.js';
 import { type FuncInst, NULL_REF, type Store } from './store.js';
-import { EXTERNREF, FUNCREF, type ValType } from './types.js';
+import { EXTERNREF, FUNCREF, V128, type ValType, valueWords } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 
 export type Status = 'done' | 'paused' | 'pending';
@@ -71,7 +71,7 @@ export class Execution {
     }
     this.resultTypes = func.type.results;
     const frameWords = func.instance === null ? 0 : func.instance.module.functions.info[func.index * FUNC_INFO_STRIDE + FuncInfo.FrameEnd]!;
-    const words = Math.max(frameWords, 2 * Math.max(params.length, this.resultTypes.length)) + STACK_SLACK_WORDS;
+    const words = Math.max(frameWords, rowWords(params), rowWords(this.resultTypes)) + STACK_SLACK_WORDS;
     this.s32 = EMPTY_S32;
     this.f32 = EMPTY_F32;
     this.f64 = EMPTY_F64;
@@ -79,8 +79,8 @@ export class Execution {
     this.frames = new Int32Array(Math.min(INITIAL_FRAMES, store.maxCallDepth + 1) * 3);
     args.forEach((v, i) => {
       if (v.type !== params[i]) throw new TypeError(`argument ${i} has the wrong type`);
-      this.writeValue(2 * i, v);
     });
+    this.writeRow(0, args);
     this.inst = func.instance;
     // The bottom frame returns to pc -1, which ends the execution.
     this.frames[0] = -1;
@@ -146,7 +146,7 @@ export class Execution {
 
   private finish(): void {
     this.finished = true;
-    this.results = this.resultTypes.map((t, i) => this.readValue(2 * i, t));
+    this.results = this.readRow(0, this.resultTypes);
     this.releaseStack();
   }
 
@@ -155,7 +155,7 @@ export class Execution {
    * finished synchronously (its results are in place), false when its promise is pending.
    */
   callHost(f: FuncInst, base: number): boolean {
-    const args = f.type.params.map((t, i) => this.readValue(base + 2 * i, t));
+    const args = this.readRow(base, f.type.params);
     const caller = { instance: this.inst };
     const out = f.host!(args, caller);
     if (out instanceof Promise) {
@@ -187,24 +187,41 @@ export class Execution {
     if (!Array.isArray(out) || out.length !== types.length) {
       throw new TypeError(`host function returned ${Array.isArray(out) ? out.length : 'a non-array'} values, expected ${types.length}`);
     }
-    this.ensureStack(base + 2 * types.length);
+    this.ensureStack(base + rowWords(types));
     out.forEach((v: unknown, i) => {
       if (!(v instanceof WasmValue) || v.type !== types[i]) throw new TypeError(`host function result ${i} has the wrong type`);
-      this.writeValue(base + 2 * i, v);
     });
+    this.writeRow(base, out as WasmValue[]);
   }
 
-  private readValue(word: number, type: ValType): WasmValue {
-    if (type === FUNCREF || type === EXTERNREF) return this.store.idToRef(type, this.s32[word]!);
-    return WasmValue.fromSlot(type, this.s32[word]!, this.s32[word + 1]!);
+  /** Reads values of `types` laid out in a row from word `word` (types.ts, valueWords). */
+  private readRow(word: number, types: readonly ValType[]): WasmValue[] {
+    const values: WasmValue[] = [];
+    const s32 = this.s32;
+    for (const type of types) {
+      if (type === FUNCREF || type === EXTERNREF) values.push(this.store.idToRef(type, s32[word]!));
+      else if (type === V128) values.push(WasmValue.v128Words(s32[word]!, s32[word + 1]!, s32[word + 2]!, s32[word + 3]!));
+      else values.push(WasmValue.fromSlot(type, s32[word]!, s32[word + 1]!));
+      word += valueWords(type);
+    }
+    return values;
   }
 
-  private writeValue(word: number, v: WasmValue): void {
-    if (v.type === FUNCREF || v.type === EXTERNREF) {
-      this.s32[word] = this.store.refToId(v);
-    } else {
-      this.s32[word] = v.lo;
-      this.s32[word + 1] = v.hi;
+  /** Writes `values` in a row from word `word`. */
+  private writeRow(word: number, values: readonly WasmValue[]): void {
+    const s32 = this.s32;
+    for (const v of values) {
+      if (v.type === FUNCREF || v.type === EXTERNREF) {
+        s32[word] = this.store.refToId(v);
+      } else {
+        s32[word] = v.lo;
+        s32[word + 1] = v.hi;
+        if (v.type === V128) {
+          s32[word + 2] = v.w2;
+          s32[word + 3] = v.w3;
+        }
+      }
+      word += valueWords(v.type);
     }
   }
 
@@ -257,6 +274,13 @@ export class Execution {
     frames.set(this.frames);
     this.frames = frames;
   }
+}
+
+/** The words a row of values of `types` takes. */
+function rowWords(types: readonly ValType[]): number {
+  let words = 0;
+  for (const t of types) words += valueWords(t);
+  return words;
 }
 
 /** Prepares an execution of `func` with `args`; nothing runs until resume(). */

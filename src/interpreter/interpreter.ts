@@ -16,6 +16,7 @@ import type { Instance } from './instance.js';
 import { bulkOperation } from './bulk.js';
 import * as N from './numeric.js';
 import { Op } from './opcodes.js';
+import { simdOperation } from './simd-dispatch.js';
 import type { MemoryInst } from './store.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
@@ -215,7 +216,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x0d: /* Return */ {
           left -= code[pc + 3]!;
           const src = base + code[pc + 1]!;
-          const end = base + 2 * code[pc + 2]!;
+          const end = base + code[pc + 2]!;
           for (let d = base, s = src; d < end; d++, s++) s32[d] = s32[s]!;
           fsp -= 3;
           pc = frames[fsp]!;
@@ -281,6 +282,9 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x15: /* RefFunc */
           s32[base + code[pc + 1]!] = inst.funcIds[code[pc + 2]!]!;
           pc += 3;
+          continue;
+        case 0x22: /* Simd */
+          pc = simdOperation(inst, code, pc, s32, f32, f64, base);
           continue;
         case 0x16: /* TableGet */
         case 0x17: /* TableSet */

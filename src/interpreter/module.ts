@@ -8,7 +8,7 @@ import { runSteps, type Steps } from './steps.js';
 import { signatureKey } from './store.js';
 import { decodeModuleInSteps } from './decoder.js';
 import { declaredFunctionRefs, validateModule } from './module-validator.js';
-import { SIMD_UNSUPPORTED, ValidationError } from './errors.js';
+import { Feature, SIMD_UNSUPPORTED, ValidationError } from './errors.js';
 import { type FuncType, type GlobalType, type ModuleIR, type TableType, V128 } from './types.js';
 
 export class CompiledModule {
@@ -34,7 +34,7 @@ export class CompiledModule {
 
   /** Compiles a decoded and validated module, in steps (compileFunctionsInSteps). */
   static *inSteps(ir: ModuleIR, features: FeatureSet = ALL_FEATURES): Steps<CompiledModule> {
-    rejectSimd(ir);
+    if (!features.has(Feature.Simd)) rejectSimd(ir);
     const layout = layoutOf(ir, features);
     const functions = yield* compileFunctionsInSteps(layout);
     return new CompiledModule(ir, layout, functions);
@@ -63,8 +63,8 @@ function layoutOf(ir: ModuleIR, features: FeatureSet): ModuleContext {
 }
 
 /**
- * The decoder reads the v128 type so that such modules are reported clearly; this engine
- * runs WebAssembly 2.0 without its SIMD part, so any use of v128 is refused here.
+ * The decoder refuses v128 where it meets it when the compile does not accept SIMD; this
+ * checks a module that did not come from the decoder the same way.
  */
 function rejectSimd(ir: ModuleIR): void {
   const usesV128 = ir.types.some((t) => t.params.includes(V128) || t.results.includes(V128))
@@ -87,7 +87,7 @@ export function compileModule(bytes: Uint8Array, features: FeatureSet = ALL_FEAT
  * own rules, then the function bodies a few tens of kilobytes at a time.
  */
 export function* compileModuleInSteps(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES): Steps<CompiledModule> {
-  const ir = yield* decodeModuleInSteps(bytes);
+  const ir = yield* decodeModuleInSteps(bytes, features);
   validateModule(ir);
   yield;
   return yield* CompiledModule.inSteps(ir, features);

@@ -3,7 +3,8 @@
  *
  * Code is one Int32Array per module. An instruction is its opcode word followed by operand
  * words. Operands that name values are frame-relative offsets in 32-bit words (slot * 2):
- * every value occupies one 64-bit slot, so the low half of slot k is word 2k of the frame.
+ * every value occupies one 64-bit slot, a v128 two, so the low half of slot k is word 2k of
+ * the frame.
  * Locals and operand-stack temporaries share the frame, which lets the translator read
  * `local.get` operands in place instead of copying them (see compiler.ts).
  *
@@ -26,7 +27,7 @@ export const Op = {
   Call: 0x0a, // func argBase fuel
   CallIndirect: 0x0b, // typeIndex table argBase indexSlot fuel
   CallImport: 0x0c, // func argBase fuel
-  Return: 0x0d, // src count fuel
+  Return: 0x0d, // src words fuel  (the results, `words` words from src, move to the frame's base)
   Select: 0x0e, // d cond a b
   GlobalGet: 0x0f, // d global
   GlobalSet: 0x10, // global a
@@ -47,6 +48,8 @@ export const Op = {
   DataDrop: 0x1f, // segment
   MemoryCopy: 0x20, // d s n
   MemoryFill: 0x21, // d value n
+  /** Every v128 instruction: `Simd sub operands...`, executed by simd-dispatch.ts (its layouts there). */
+  Simd: 0x22,
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */

@@ -8,7 +8,7 @@
  * (`FuncRef`, the host's own object) only when they cross the embedding boundary.
  */
 import { LinkError } from './errors.js';
-import { EXTERNREF, FUNCREF, type FuncType, type GlobalType, type MemoryType, type TableType, type ValType } from './types.js';
+import { EXTERNREF, FUNCREF, type FuncType, type GlobalType, type MemoryType, type TableType, V128, type ValType } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 import type { Instance } from './instance.js';
 import { AT_ONCE, CopyInPieces, FillInPieces, InSequence, type PieceWork, type WorkSink } from './pieces.js';
@@ -380,12 +380,16 @@ export class TableInst {
 export class GlobalInst {
   lo = 0;
   hi = 0;
+  /** The upper words of a v128 global (0 otherwise). */
+  w2 = 0;
+  w3 = 0;
 
   constructor(readonly store: Store, readonly type: GlobalType) {}
 
   get value(): WasmValue {
     const t = this.type.valType;
     if (t === FUNCREF || t === EXTERNREF) return this.store.idToRef(t, this.lo);
+    if (t === V128) return WasmValue.v128Words(this.lo, this.hi, this.w2, this.w3);
     return WasmValue.fromSlot(t, this.lo, this.hi);
   }
 
@@ -403,6 +407,8 @@ export class GlobalInst {
     } else {
       this.lo = v.lo;
       this.hi = v.hi;
+      this.w2 = v.w2;
+      this.w3 = v.w3;
     }
   }
 }

@@ -15,7 +15,7 @@
  * the deny-by-default host ABI — and every failure is a `SandboxError` naming the fence.
  */
 import { DecodeError, ValidationError } from '../interpreter/errors.js';
-import { compileModuleInSteps } from '../interpreter/index.js';
+import { ALL_FEATURES, compileModuleInSteps, type FeatureSet, WASMTIME_FEATURES } from '../interpreter/index.js';
 import { driveSteps } from './driver.js';
 import type { ExternKind } from '../interpreter/types.js';
 import { HostAbi } from '../host/abi.js';
@@ -117,14 +117,34 @@ export class Instance {
   }
 }
 
+/** How a `Sandbox` compiles: see `SandboxOptions`. */
+export interface SandboxOptions {
+  /**
+   * The WebAssembly features its modules may use; anything else is `InvalidModule` naming the
+   * feature. `'all'` (the default): everything this engine runs — wasmtime 45's defaults,
+   * shared memory and atomics (single-threaded) and exception handling. `'wasmtime'`: exactly
+   * wasmtime 45's defaults (SIMD, relaxed SIMD, tail calls, multi-memory, extended constants,
+   * memory64), so a module runs here if and only if sandboxd would accept it. Or a set of the
+   * engine's `Feature` names.
+   */
+  readonly features?: 'all' | 'wasmtime' | FeatureSet;
+}
+
 export class Sandbox {
   /** The capabilities granted to every module this sandbox runs. */
   readonly host: HostAbi;
+  /** What its modules may use (SandboxOptions.features). */
+  readonly features: FeatureSet;
 
   /** A sandbox granting `host` (nothing, by default). */
-  constructor(host: HostAbi = HostAbi.denyAll()) {
+  constructor(host: HostAbi = HostAbi.denyAll(), options: SandboxOptions = {}) {
     if (!(host instanceof HostAbi)) throw new TypeError('Sandbox: expected a HostAbi');
     this.host = host;
+    const features = options.features ?? 'all';
+    if (features === 'all') this.features = ALL_FEATURES;
+    else if (features === 'wasmtime') this.features = WASMTIME_FEATURES;
+    else if (features instanceof Set) this.features = new Set(features);
+    else throw new TypeError("Sandbox: features must be 'all', 'wasmtime' or a Set of features");
   }
 
   /** A sandbox that grants nothing: any import is a `DisallowedImport`. */
@@ -141,7 +161,7 @@ export class Sandbox {
   async compile(bytes: Uint8Array | ArrayBuffer | string): Promise<CompiledModule> {
     try {
       const binary = await toBinary(bytes);
-      return CompiledModule.wrap(await driveSteps(compileModuleInSteps(binary)));
+      return CompiledModule.wrap(await driveSteps(compileModuleInSteps(binary, this.features)));
     } catch (e) {
       throw compileError(e);
     }
