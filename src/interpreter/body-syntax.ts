@@ -35,6 +35,8 @@ const OPCODE_IMM = (() => {
   set(0x0e, 0x0e, IMM_SPECIAL); // br_table
   set(0x0f, 0x0f, IMM_NONE); // return
   set(0x10, 0x10, IMM_U32); // call
+  set(0x12, 0x12, IMM_U32); // return_call
+  set(0x13, 0x13, IMM_SPECIAL); // return_call_indirect
   set(0x11, 0x11, IMM_SPECIAL); // call_indirect
   set(0x1a, 0x1b, IMM_NONE); // drop, select
   set(0x1c, 0x1c, IMM_SPECIAL); // select t*
@@ -120,6 +122,7 @@ class InstructionScan {
               break;
             }
             case 0x11:
+            case 0x13:
               r.u32();
               r.u32();
               break;

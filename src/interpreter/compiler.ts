@@ -845,6 +845,24 @@ class FunctionTranslator {
         this.call(this.ctx.ir.types[typeIndex]!, Op.CallIndirect, typeIndex, table, indexSlot);
         return;
       }
+      case 0x12: { // return_call
+        if (!this.ctx.features.has(Feature.TailCalls)) throw unknownOpcode(r, op, opAt);
+        const index = r.u32();
+        if (index >= this.ctx.funcTypes.length) this.invalid(`unknown function ${index}`);
+        this.tailCall(this.ctx.funcTypes[index]!, 0, index, 0, -1);
+        return;
+      }
+      case 0x13: { // return_call_indirect
+        if (!this.ctx.features.has(Feature.TailCalls)) throw unknownOpcode(r, op, opAt);
+        const typeIndex = r.u32();
+        const table = r.u32();
+        if (typeIndex >= this.ctx.ir.types.length) this.invalid(`unknown type ${typeIndex}`);
+        if (table >= this.ctx.tables.length) this.invalid(`unknown table ${table}`);
+        if (this.ctx.tables[table]!.elemType !== FUNCREF) this.invalid('type mismatch: return_call_indirect on a table of externref');
+        const indexSlot = this.pop(I32);
+        this.tailCall(this.ctx.ir.types[typeIndex]!, 1, typeIndex, table, indexSlot);
+        return;
+      }
       case 0x1a: // drop
         this.popAny();
         return;
@@ -1215,6 +1233,31 @@ class FunctionTranslator {
       }
     }
     this.pushTypes(type.results);
+  }
+
+  /**
+   * return_call / return_call_indirect (kind 0 / 1): the callee's results must be the
+   * function's. Emits `TailCall`, then the `Return` that a host callee's results take.
+   */
+  private tailCall(type: FuncType, kind: number, index: number, table: number, indexSlot: number): void {
+    const results = this.ctrls[0]!.results;
+    if (type.results.length !== results.length || type.results.some((t, i) => t !== results[i])) {
+      this.invalid('type mismatch: the callee of a tail call must return what the caller returns');
+    }
+    const n = type.params.length;
+    this.checkLabelOperands(type.params);
+    this.charge();
+    if (this.live) this.materializeTop(n);
+    this.truncate(Math.max(this.sp - n, this.top.height));
+    const argBase = this.slotOf(this.sp) * 2;
+    if (this.live) {
+      this.out.push4(Op.TailCall, kind, index, table);
+      this.out.push3(argBase, indexSlot * 2, this.takeFuel());
+      let words = 0;
+      for (const t of results) words += slotWidth(t) * 2;
+      this.emit3(Op.Return, argBase, words, 0);
+    }
+    this.setUnreachable();
   }
 
   private memoryAccess(op: number): void {

@@ -19,6 +19,12 @@ import { FuncRef, WasmValue } from './values.js';
 
 export type Status = 'done' | 'paused' | 'pending';
 
+/**
+ * What a tail call did: entered a WebAssembly function in place of the caller's frame, or
+ * called a host function (it has no frame to replace) whose results are in place or pending.
+ */
+export type TailCallOutcome = 'entered' | 'host-done' | 'host-pending';
+
 /** Room beyond the first frame, so that short runs never grow the stack. */
 const STACK_SLACK_WORDS = 256;
 const MAX_STACK_WORDS = 1 << 22;
@@ -240,6 +246,39 @@ export class Execution {
     this.fsp = fsp + 3;
     this.prepareFrame(inst, index, callBase);
     this.inst = inst;
+  }
+
+  /**
+   * The `TailCall` instruction at `pc` (opcodes.ts), its fuel charged, the state saved here:
+   * finds the callee (trapping as call_indirect does), moves the arguments down to this
+   * frame's base and enters the callee there, so the frame stack does not grow. A host callee
+   * is called as by an ordinary call; the `Return` after the instruction returns its results.
+   */
+  tailCall(code: Int32Array, pc: number): TailCallOutcome {
+    const inst = this.inst!;
+    const store = this.store;
+    let fid: number;
+    if (code[pc + 1] === 0) {
+      fid = inst.funcIds[code[pc + 2]!]!;
+    } else {
+      const table = inst.tables[code[pc + 3]!]!;
+      const i = this.s32[this.base + code[pc + 5]!]! >>> 0;
+      if (i >= table.size) throw new Trap(TrapKind.TableOutOfBounds);
+      fid = table.elements[i]!;
+      if (fid === NULL_REF) throw new Trap(TrapKind.UninitializedElement);
+      if (store.funcs[fid]!.sig !== inst.sigIds[code[pc + 2]!]) throw new Trap(TrapKind.IndirectCallTypeMismatch);
+    }
+    const callee = store.funcs[fid]!;
+    const callBase = this.base + code[pc + 4]!;
+    if (callee.instance === null) {
+      this.pc = pc + 7;
+      return this.callHost(callee, callBase) ? 'host-done' : 'host-pending';
+    }
+    const words = callee.instance.module.functions.info[callee.index * FUNC_INFO_STRIDE + FuncInfo.ParamsEnd]!;
+    this.s32.copyWithin(this.base, callBase, callBase + words);
+    this.inst = callee.instance;
+    this.prepareFrame(callee.instance, callee.index, this.base);
+    return 'entered';
   }
 
   /** Readies function `index`'s frame at `base`: stack room, zeroed locals, constants; pc and base. */

@@ -11,7 +11,7 @@
  * labels it tests them one by one, which made dispatch several times slower.
  */
 import { Trap, TrapKind } from './errors.js';
-import type { Execution, Status } from './execution.js';
+import type { Execution, Status, TailCallOutcome } from './execution.js';
 import type { Instance } from './instance.js';
 import { bulkOperation } from './bulk.js';
 import * as N from './numeric.js';
@@ -283,6 +283,22 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           s32[base + code[pc + 1]!] = inst.funcIds[code[pc + 2]!]!;
           pc += 3;
           continue;
+        case 0x23: /* TailCall */ {
+          left -= code[pc + 6]!;
+          ex.pc = pc;
+          ex.base = base;
+          ex.fsp = fsp;
+          ex.inst = inst;
+          store.fuel = checkpoint + left;
+          let outcome: TailCallOutcome;
+          try {
+            outcome = ex.tailCall(code, pc);
+          } finally {
+            left = store.fuel - checkpoint;
+          }
+          if (outcome === 'entered') return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
+          return outcome === 'host-done' ? 'paused' : 'pending';
+        }
         case 0x22: /* Simd */
           pc = simdOperation(inst, code, pc, s32, f32, f64, base);
           continue;

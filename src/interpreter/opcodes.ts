@@ -50,6 +50,12 @@ export const Op = {
   MemoryFill: 0x21, // d value n
   /** Every v128 instruction: `Simd sub operands...`, executed by simd-dispatch.ts (its layouts there). */
   Simd: 0x22,
+  /**
+   * return_call and return_call_indirect: `TailCall kind index table argBase indexSlot fuel`,
+   * kind 0 (index = function; table, indexSlot unused) or 1 (index = type). Always followed by
+   * `Return argBase words 0`, which returns a host callee's results (execution.ts, tailCall).
+   */
+  TailCall: 0x23,
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */

@@ -27,6 +27,8 @@ const FEATURES = {
   sign_extension: true,
   sat_float_to_int: true,
   mutable_globals: true,
+  simd: true,
+  tail_call: true,
 };
 
 /** Assembles a .wat text into a binary module. */
