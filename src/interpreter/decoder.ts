@@ -16,6 +16,7 @@
  * and the v128 type of SIMD, which this engine leaves out of 2.0).
  */
 import { runSteps, type Steps } from './steps.js';
+import { ALL_FEATURES, type FeatureSet } from './features.js';
 import { DecodeError, Feature, formatOpcode, refuseDecode, refuseValidation, ValidationError } from './errors.js';
 import { proposalHeapType, proposalType, skipInstructions } from './body-syntax.js';
 import { ByteReader } from './reader.js';
@@ -83,7 +84,10 @@ const GC_TYPE_FORMS: ReadonlyMap<number, string> = new Map([
   [0x5f, 'struct type'], [0x5e, 'array type'], [0x50, 'subtype'], [0x4f, 'final subtype'], [0x4e, 'recursive type group'],
 ]);
 
-/** Constant instructions of extended constant expressions, by opcode. */
+/**
+ * Constant instructions of extended constant expressions, by opcode: read into the
+ * ConstExpr when the compile accepts Feature.ExtendedConst, refused otherwise.
+ */
 const EXTENDED_CONST: ReadonlyMap<number, string> = new Map([
   [0x6a, 'i32.add'], [0x6b, 'i32.sub'], [0x6c, 'i32.mul'], [0x7c, 'i64.add'], [0x7d, 'i64.sub'], [0x7e, 'i64.mul'],
 ]);
@@ -114,9 +118,14 @@ class Decoder extends ByteReader {
    * afterwards ("section size mismatch"); only a function's locals are read against the end
    * of the function.
    */
-  constructor(bytes: Uint8Array) {
+  constructor(bytes: Uint8Array, readonly features: FeatureSet) {
     super(bytes);
     this.len = bytes.length;
+  }
+
+  /** Defers the refusal of `feature` (see `defer`) unless the compile accepts it. */
+  requireFeature(feature: Feature, detail: string, at: number, fallback?: string): void {
+    if (!this.features.has(feature)) this.defer(refuseValidation(feature, detail, at, fallback));
   }
 
   override eof(at: number): never {
@@ -180,7 +189,7 @@ class Decoder extends ByteReader {
     if (b & 0x80) this.fail('integer representation too long', this.pos);
     if ((b >= 0x7c && b <= 0x7f) || b === FUNCREF || b === EXTERNREF) return b;
     if (b === V128) {
-      this.defer(refuseValidation(Feature.Simd, `value type v128, ${formatOpcode(V128)}`, at));
+      this.requireFeature(Feature.Simd, `value type v128, ${formatOpcode(V128)}`, at);
       return b;
     }
     const refused = proposalType(this, at);
@@ -315,7 +324,7 @@ class Decoder extends ByteReader {
         }
         case 0xfd: {
           if (this.u32() === 12) {
-            this.defer(refuseValidation(Feature.Simd, `v128.const, opcode ${formatOpcode(0xfd, 12)}`, at));
+            this.requireFeature(Feature.Simd, `v128.const, opcode ${formatOpcode(0xfd, 12)}`, at);
             const a = this.fixed32();
             const b = this.fixed32();
             const c = this.fixed32();
@@ -330,6 +339,11 @@ class Decoder extends ByteReader {
         default: {
           const extended = EXTENDED_CONST.get(op);
           if (extended !== undefined) {
+            // Extended constant expressions: an operator without immediates, typed by the validator.
+            if (this.features.has(Feature.ExtendedConst)) {
+              out.push(mkInstr(op, 0, 0));
+              break;
+            }
             const detail = `${extended}, opcode ${formatOpcode(op)}, in a constant expression`;
             this.defer(refuseValidation(Feature.ExtendedConst, detail, at, 'constant expression required'));
           }
@@ -353,8 +367,8 @@ class Decoder extends ByteReader {
 
 /** Decodes a binary module. Throws DecodeError (malformed) or ValidationError (see above). */
 /** Decodes a whole module at once (see decodeModuleInSteps). */
-export function decodeModule(bytes: Uint8Array): ModuleIR {
-  return runSteps(decodeModuleInSteps(bytes));
+export function decodeModule(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES): ModuleIR {
+  return runSteps(decodeModuleInSteps(bytes, features));
 }
 
 /** Items of a section (types, imports, bodies, segments, ...) to decode between two steps. */
@@ -364,8 +378,8 @@ const ITEMS_PER_STEP = 1024;
  * Decodes a module in steps (steps.ts): it yields after every section and every
  * ITEMS_PER_STEP items of a section, so that decoding a large module can share the event loop.
  */
-export function* decodeModuleInSteps(bytes: Uint8Array): Steps<ModuleIR> {
-  const d = new Decoder(bytes);
+export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES): Steps<ModuleIR> {
+  const d = new Decoder(bytes, features);
   const len = bytes.length;
 
   // Header.
@@ -727,7 +741,7 @@ function decodeBody(d: Decoder, sectionEnd: number): FunctionBody {
  */
 function decodeFunctionNames(payload: Uint8Array): ReadonlyMap<number, string> {
   const names = new Map<number, string>();
-  const d = new Decoder(payload);
+  const d = new Decoder(payload, ALL_FEATURES);
   try {
     while (d.pos < payload.length) {
       d.end = payload.length;

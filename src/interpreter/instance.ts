@@ -7,10 +7,11 @@ import type { CompiledModule } from './module.js';
 import {
   type ExternVal, FuncInst, GlobalInst, MemoryInst, NULL_REF, type Store, TableInst,
 } from './store.js';
-import { type ConstExpr, type Import, type Limits, sameFuncType } from './types.js';
+import { type ConstExpr, type ConstInstr, type Import, type Limits, sameFuncType, V128_CONST_OP } from './types.js';
 import { FuncRef } from './values.js';
 import { WorkMeter, type WorkSink } from './pieces.js';
 import { runSteps, type Steps } from './steps.js';
+import { i64Mul } from './numeric.js';
 
 export class Instance {
   /** Store function id of each function index. */
@@ -93,7 +94,7 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
   }
   for (const e of ir.exports) inst.exports.set(e.name, exportedValue(inst, e.kind, e.index));
   yield;
-  const scratch: Halves = { lo: 0, hi: 0 };
+  const scratch: Words = { lo: 0, hi: 0, w2: 0, w3: 0 };
   for (const seg of ir.elements) {
     const refs = new Int32Array(seg.init.length);
     for (let i = 0; i < refs.length; i++) {
@@ -162,19 +163,35 @@ function exportedValue(inst: Instance, kind: string, index: number): ExternVal {
   }
 }
 
-interface Halves {
+/** A constant expression's value as words: i64/f64 in lo and hi, a v128 in all four. */
+interface Words {
   lo: number;
   hi: number;
+  w2: number;
+  w3: number;
 }
 
-/** Evaluates a validated constant expression into `out` (its low and high halves). */
-function evalConst(inst: Instance, expr: ConstExpr, out: Halves): void {
-  const c = expr[0]!;
+/**
+ * Evaluates a validated constant expression into `out`. A single instruction (all that 2.0
+ * has, and every element of a segment's init) is read directly; a longer one is an extended
+ * constant expression, run as a stack program on `constStack` (see evalConstSequence).
+ */
+function evalConst(inst: Instance, expr: ConstExpr, out: Words): void {
+  if (expr.length === 1) evalConstInstr(inst, expr[0]!, out);
+  else evalConstSequence(inst, expr, out);
+}
+
+/** The value of one constant instruction (not an operator) into `out`. */
+function evalConstInstr(inst: Instance, c: ConstInstr, out: Words): void {
+  out.w2 = 0;
+  out.w3 = 0;
   switch (c.op) {
     case 0x23: {
       const g = inst.globals[c.a]!;
       out.lo = g.lo;
       out.hi = g.hi;
+      out.w2 = g.w2;
+      out.w3 = g.w3;
       return;
     }
     case 0xd0:
@@ -185,11 +202,92 @@ function evalConst(inst: Instance, expr: ConstExpr, out: Halves): void {
       out.lo = inst.funcIds[c.a]!;
       out.hi = 0;
       return;
+    case V128_CONST_OP:
+      out.lo = c.a;
+      out.hi = c.b;
+      out.w2 = c.c!;
+      out.w3 = c.d!;
+      return;
     default: // i32/i64/f32/f64.const carry their bits in a and b
       out.lo = c.a;
       out.hi = c.b;
   }
 }
+
+/**
+ * The operand stack of evalConstSequence: entry k is the words 4k..4k+3 (an i32 in the
+ * first, an i64 in the first two as in numeric.ts's slots). Grown on demand; evaluation calls
+ * nothing that could re-enter it.
+ */
+let constStack = new Int32Array(64);
+
+/**
+ * Evaluates an extended constant expression: i32/i64 add, sub and mul (wrapping, on 32-bit
+ * halves, i64.mul by numeric.ts's i64Mul) over constants and imported globals. Validation
+ * guarantees that every operator finds two operands of its type and that one value is left;
+ * an i32 result has a zero high word, as i32.const's has.
+ */
+function evalConstSequence(inst: Instance, expr: ConstExpr, out: Words): void {
+  if (constStack.length < 4 * expr.length) constStack = new Int32Array(4 * expr.length);
+  const s = constStack;
+  let sp = 0; // index of the next free entry's first word
+  for (const c of expr) {
+    const a = sp - 8; // first operand of a binary operator; the second is at sp - 4
+    const b = sp - 4;
+    switch (c.op) {
+      case 0x6a: // i32.add
+        s[a] = (s[a]! + s[b]!) | 0;
+        sp = b;
+        break;
+      case 0x6b: // i32.sub
+        s[a] = (s[a]! - s[b]!) | 0;
+        sp = b;
+        break;
+      case 0x6c: // i32.mul
+        s[a] = Math.imul(s[a]!, s[b]!);
+        sp = b;
+        break;
+      case 0x7c: { // i64.add
+        const alo = s[a]!;
+        const lo = (alo + s[b]!) | 0;
+        const carry = (lo >>> 0) < (alo >>> 0) ? 1 : 0;
+        s[a + 1] = (s[a + 1]! + s[b + 1]! + carry) | 0;
+        s[a] = lo;
+        sp = b;
+        break;
+      }
+      case 0x7d: { // i64.sub
+        const alo = s[a]!;
+        const blo = s[b]!;
+        const borrow = (alo >>> 0) < (blo >>> 0) ? 1 : 0;
+        s[a + 1] = (s[a + 1]! - s[b + 1]! - borrow) | 0;
+        s[a] = (alo - blo) | 0;
+        sp = b;
+        break;
+      }
+      case 0x7e: // i64.mul
+        i64Mul(s, a, a, b);
+        sp = b;
+        break;
+      default: {
+        // A constant or global.get, as a single-instruction expression.
+        evalConstInstr(inst, c, constWords);
+        s[sp] = constWords.lo;
+        s[sp + 1] = constWords.hi;
+        s[sp + 2] = constWords.w2;
+        s[sp + 3] = constWords.w3;
+        sp += 4;
+      }
+    }
+  }
+  out.lo = s[0]!;
+  out.hi = s[1]!;
+  out.w2 = s[2]!;
+  out.w3 = s[3]!;
+}
+
+/** evalConstSequence's scratch for one constant. */
+const constWords: Words = { lo: 0, hi: 0, w2: 0, w3: 0 };
 
 function checkImport(store: Store, module: CompiledModule, imp: Import, value: ExternVal): void {
   const d = imp.desc;

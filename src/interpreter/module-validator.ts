@@ -32,53 +32,70 @@ interface ConstContext {
   readonly importedGlobals: readonly GlobalType[];
 }
 
-/** Checks that `expr` is a constant expression producing exactly one value of type `t`. */
+/**
+ * The operand (and result) type of each binary operator that extended constant expressions
+ * allow; the decoder reads them into a ConstExpr only when the compile accepts the feature.
+ */
+const EXTENDED_CONST_TYPES: ReadonlyMap<number, ValType> = new Map([
+  [0x6a, I32], [0x6b, I32], [0x6c, I32], // i32.add, i32.sub, i32.mul
+  [0x7c, I64], [0x7d, I64], [0x7e, I64], // i64.add, i64.sub, i64.mul
+]);
+
+/** The constant instructions of WebAssembly 2.0 other than `global.get` (0x23). */
+const CONSTANT_OPS: ReadonlySet<number> = new Set([0x41, 0x42, 0x43, 0x44, V128_CONST_OP, 0xd0, 0xd2]);
+
+/**
+ * Checks that `expr` is a constant expression producing exactly one value of type `t`. As
+ * the reference interpreter does, every instruction must be constant ("constant expression
+ * required", or "unknown global") before the sequence is typed as a stack program ("type
+ * mismatch" for a missing or mistyped operand and for anything but exactly one `t` left).
+ */
 function checkConstExpr(ctx: ConstContext, expr: ConstExpr, t: ValType): void {
-  // The whole expression must be constant before its typing is considered.
   for (const ins of expr) {
     if (ins.op === 0x23) {
       const g = ctx.importedGlobals[ins.a];
       if (g === undefined) fail(`unknown global ${ins.a >>> 0}`);
       if (g.mutable) fail('constant expression required');
+    } else if (!CONSTANT_OPS.has(ins.op) && !EXTENDED_CONST_TYPES.has(ins.op)) {
+      fail('constant expression required');
     }
   }
-  let produced: ValType | null = null;
-  let depth = 0;
+  const stack: ValType[] = [];
   for (const ins of expr) {
-    let r: ValType;
     switch (ins.op) {
       case 0x41:
-        r = I32;
+        stack.push(I32);
         break;
       case 0x42:
-        r = I64;
+        stack.push(I64);
         break;
       case 0x43:
-        r = F32;
+        stack.push(F32);
         break;
       case 0x44:
-        r = F64;
+        stack.push(F64);
         break;
       case V128_CONST_OP:
-        r = V128;
+        stack.push(V128);
         break;
       case 0xd0:
-        r = ins.a;
+        stack.push(ins.a);
         break;
       case 0xd2:
         if (ins.a >= ctx.funcCount) fail(`unknown function ${ins.a >>> 0}`);
-        r = FUNCREF;
+        stack.push(FUNCREF);
         break;
       case 0x23:
-        r = ctx.importedGlobals[ins.a]!.valType;
+        stack.push(ctx.importedGlobals[ins.a]!.valType);
         break;
-      default:
-        return fail('constant expression required');
+      default: {
+        const operand = EXTENDED_CONST_TYPES.get(ins.op)!;
+        // Both operands are popped (the second first) and the result pushed in place of the first.
+        if (stack.pop() !== operand || stack[stack.length - 1] !== operand) fail('type mismatch');
+      }
     }
-    produced = r;
-    depth++;
   }
-  if (depth !== 1 || produced !== t) fail('type mismatch');
+  if (stack.length !== 1 || stack[0] !== t) fail('type mismatch');
 }
 
 function checkLimits(l: Limits, range: number, rangeMessage: string): void {

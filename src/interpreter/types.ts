@@ -111,7 +111,11 @@ export interface Export {
  * - 0xd2 ref.func:  a = function index
  * - 0x23 global.get: a = global index
  * - 0xfd0c v128.const (V128_CONST_OP): a, b, c, d = the four 32-bit lanes, lowest first
- * The terminating `end` is not included. Any other opcode is reported by the decoder as a
+ * - 0x6a/0x6b/0x6c i32.add/sub/mul, 0x7c/0x7d/0x7e i64.add/sub/mul (extended constant
+ *   expressions, only when the compile accepts Feature.ExtendedConst): no operands (a = b = 0)
+ * The terminating `end` is not included. A ConstExpr is a stack program: in WebAssembly 2.0
+ * one instruction, with extended constant expressions operands before their operator, e.g.
+ * `global.get 0; i32.const 4; i32.add`. Any other opcode is reported by the decoder as a
  * validation error ("constant expression required").
  */
 export interface ConstInstr {
