@@ -931,8 +931,7 @@ describe.skipIf(!suitePresent && !suitesRequired())('official test suite (binary
     expect(failures).toEqual([]);
     expect(byGroup.core.valid).toBeGreaterThan(1000);
     expect(byGroup.core.malformedCaught).toBeGreaterThan(600);
-    expect(byGroup.core.simdRefused).toBe(0);
-    expect(byGroup.simd.simdRefused).toBeGreaterThan(100);
+    expect(byGroup.simd.valid).toBeGreaterThan(400);
   });
 });
 
