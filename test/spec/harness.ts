@@ -1,28 +1,34 @@
 /**
- * Runs the WebAssembly core test suite (the `wast2json` form in `../shared/wasm-testsuite`)
- * against the engine's embedding API (docs/engine-api.md). One Engine and one Store per
- * script; every command is wrapped so that no engine failure can stop a script or the run.
+ * Runs the WebAssembly core test suites (the `wast2json` form: `../shared/wasm-testsuite`,
+ * `../shared/wasm-testsuite-3` and its `legacy/`, `extra/` and `proposals/threads/`) against the
+ * engine's embedding API (docs/engine-api.md), compiling every module with the feature set of
+ * the suite's profile (suites.ts). One Engine and one Store per script; every command is
+ * wrapped so that no engine failure can stop a script or the run.
  *
  * Strict, as the reference interpreter is (its `script/run.ml`): `assert_malformed` wants a
  * DecodeError, `assert_invalid` a ValidationError, `assert_unlinkable` a LinkError, each
  * message beginning with the script's text; `assert_trap` wants the trap the text names, and
  * `assert_exhaustion` call stack exhaustion. Anything else fails the command. The latitude
  * the suite itself gives, and the one defect of its conversion, are under "What the suite
- * allows" below. Only the text-format `assert_malformed` commands are skipped.
+ * allows" below. Only the text-format modules (`module_type` `text`, for a text parser) are
+ * skipped; whole scripts are left out only by suites.ts's NOT_RUN, and reported as not run.
  *
- * Used by `test/spec/run-spec.ts` (the `npm run spec` CLI) and `test/spec.test.ts` (vitest).
+ * Used by `test/spec/run-spec.ts` (the `npm run spec` CLI) and `test/spec.test.ts` (vitest);
+ * report.ts prints the results.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { compileModule, Engine, instantiate, invokeSync, Store } from '../../src/interpreter/index.js';
+import { compileModule, Engine, instantiate, invokeSync, Store, type FeatureSet } from '../../src/interpreter/index.js';
 import { DecodeError, LinkError, Trap, TrapKind, ValidationError } from '../../src/interpreter/errors.js';
-import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type ValType, valTypeName } from '../../src/interpreter/types.js';
-import { FuncRef, WasmValue } from '../../src/interpreter/values.js';
+import { FuncRef, type WasmValue } from '../../src/interpreter/values.js';
 import { repoRoot, type SpecFile } from './locate.js';
 import { createSpectest, type ExternVal } from './spectest.js';
-
-export { defaultSuiteDir, findSpecFile, listSpecFiles, repoRoot, type SpecFile } from './locate.js';
+import { notRunReason, type ProfileId, type SuiteProfile } from './suites.js';
+import {
+  argumentValue, formatPattern, formatResults, HostRefs, matchesResults, safeString, SpecValueError,
+  type ResultPattern, type SpecValue,
+} from './values.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types: the engine's (derived from its functions, so only the documented names are relied on)
@@ -32,13 +38,6 @@ type CompiledModule = ReturnType<typeof compileModule>;
 type Instance = ReturnType<typeof instantiate>;
 type GlobalInst = ReturnType<Store['createGlobal']>;
 
-/** A value in the JSON: numbers as unsigned decimal bit strings, v128 as a list of lanes. */
-export interface SpecValue {
-  readonly type: string;
-  readonly value?: string | readonly string[];
-  readonly lane_type?: string;
-}
-
 export type SpecAction =
   | { readonly type: 'invoke'; readonly module?: string; readonly field: string; readonly args: readonly SpecValue[] }
   | { readonly type: 'get'; readonly module?: string; readonly field: string };
@@ -47,16 +46,23 @@ export interface SpecCommand {
   readonly type: string;
   readonly line: number;
   readonly filename?: string;
+  /** A module's name (`module`), or the instance to register (`register`). */
   readonly name?: string;
   readonly as?: string;
   readonly action?: SpecAction;
   readonly expected?: readonly SpecValue[];
+  /** assert_return: the single result matches one of these (relaxed SIMD). */
+  readonly either?: readonly SpecValue[];
   readonly text?: string;
   readonly module_type?: string;
+  /** `module`: "true" for `(module definition ...)`, decoded and validated, not instantiated. */
+  readonly definition?: string | boolean;
+  /** module_instance: the instance's name, and the definition it instantiates (default: the last module). */
+  readonly instance?: string;
+  readonly module?: string;
 }
 
 interface SpecScript {
-  readonly source_filename?: string;
   readonly commands: readonly SpecCommand[];
 }
 
@@ -71,6 +77,12 @@ export interface CommandFailure {
 
 export interface FileResult {
   readonly name: string;
+  /** The features the script uses beyond WebAssembly 2.0 (its profile's names). */
+  readonly features: readonly string[];
+  /** Why the script was not run (suites.ts's NOT_RUN), or null when it ran. */
+  readonly notRun: string | null;
+  /** Commands in the script. */
+  commands: number;
   passed: number;
   failed: number;
   skipped: number;
@@ -79,21 +91,23 @@ export interface FileResult {
 }
 
 export interface SuiteResult {
+  readonly profile: ProfileId;
   passed: number;
   failed: number;
   skipped: number;
+  /** Commands of the scripts not run. */
+  notRun: number;
   readonly files: FileResult[];
 }
 
 export interface RunOptions {
+  /** What every module is compiled with: the suite profile's feature set. */
+  readonly features: FeatureSet;
   /** Fuel given to the store before every invocation (a guard against runaway loops). */
   readonly fuel?: number;
 }
 
 export const DEFAULT_FUEL = 1e10;
-
-/** How many failures per file are printed unless verbose. */
-export const FAILURES_SHOWN = 10;
 
 // ---------------------------------------------------------------------------------------------
 // Running.
@@ -101,11 +115,13 @@ export const FAILURES_SHOWN = 10;
 /** A command failed for a reason the runner itself determined. */
 class Fail extends Error {}
 
-/** The host value behind `ref.extern N`: one object per N per script, compared by identity. */
-class HostRef {
-  constructor(readonly n: number) {}
-  toString(): string {
-    return `ref.extern ${this.n}`;
+/** A value the JSON writes that cannot be built or checked fails the command, saying why. */
+function checked<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof SpecValueError) throw new Fail(error.message);
+    throw error;
   }
 }
 
@@ -129,11 +145,23 @@ class ScriptRunner {
   private readonly store = new Store(this.engine);
   /** Module name (`spectest`, or a `register`'s `as`) -> exports. */
   private readonly registry = new Map<string, ReadonlyMap<string, ExternVal>>();
-  /** `$name` -> instance, for modules given a name. */
-  private readonly named = new Map<string, Loaded>();
+  /** `$name` -> instance: a named `module`, or a `module_instance`. */
+  private readonly instances = new Map<string, Loaded>();
+  /** `$name` -> compiled module: a named `module` (definitions included), for `module_instance`. */
+  private readonly definitions = new Map<string, CompiledModule>();
+  /** The instance actions and `register` refer to by default: the last one made. */
   private current: Loaded | null = null;
-  private readonly hostRefs = new Map<number, HostRef>();
+  /** The module `module_instance` instantiates by default: the last one compiled. */
+  private lastModule: CompiledModule | null = null;
+  /**
+   * The last `module` or `module_instance` command when it failed, and by name the named ones
+   * that failed: later commands that need what they would have made say why they cannot run.
+   */
+  private failedLoad: SpecCommand | null = null;
+  private readonly failedNames = new Map<string, SpecCommand>();
+  private readonly hostRefs = new HostRefs();
   private readonly fuel: number;
+  private readonly features: FeatureSet;
 
   constructor(
     private readonly dir: string,
@@ -141,17 +169,20 @@ class ScriptRunner {
     options: RunOptions,
   ) {
     this.fuel = options.fuel ?? DEFAULT_FUEL;
+    this.features = options.features;
     this.registry.set('spectest', createSpectest(this.store));
   }
 
   run(command: SpecCommand): 'pass' | 'skip' {
     switch (command.type) {
       case 'module': return this.module(command);
+      case 'module_instance': return this.moduleInstance(command);
       case 'register': return this.register(command);
       case 'action': return this.action(command);
       case 'assert_return': return this.assertReturn(command);
       case 'assert_trap': return this.assertTrap(command);
       case 'assert_exhaustion': return this.assertExhaustion(command);
+      case 'assert_exception': return this.assertException(command);
       case 'assert_invalid': return this.assertInvalid(command);
       case 'assert_malformed': return this.assertMalformed(command);
       case 'assert_unlinkable': return this.assertUnlinkable(command);
@@ -162,20 +193,35 @@ class ScriptRunner {
 
   // --- commands -------------------------------------------------------------------------------
 
+  /** Compiles the module, and (unless it is a definition) instantiates it and runs its start function. */
   private module(command: SpecCommand): 'pass' {
-    const module = this.compile(command);
-    const instance = this.stage('instantiate', () => this.link(module));
-    this.stage('start function', () => this.runStart(instance));
-    const loaded = { module, instance };
-    this.current = loaded;
-    if (command.name !== undefined) this.named.set(command.name, loaded);
+    const definition = command.definition === 'true' || command.definition === true;
+    // Until this one loads, nothing refers to an earlier module by default.
+    this.lastModule = null;
+    if (!definition) this.current = null;
+    this.loading(command, command.name, () => {
+      const module = this.compile(command);
+      this.lastModule = module;
+      if (command.name !== undefined) this.definitions.set(command.name, module);
+      if (!definition) this.instantiateAs(module, command.name);
+    });
+    return 'pass';
+  }
+
+  private moduleInstance(command: SpecCommand): 'pass' {
+    const module = command.module !== undefined ? this.definitions.get(command.module) : this.lastModule;
+    if (module === undefined || module === null) {
+      throw new Fail(this.missing('module', command.module));
+    }
+    this.current = null;
+    this.loading(command, command.instance, () => this.instantiateAs(module, command.instance));
     return 'pass';
   }
 
   private register(command: SpecCommand): 'pass' {
-    const target = command.name !== undefined ? this.named.get(command.name) : this.current;
+    const target = command.name !== undefined ? this.instances.get(command.name) : this.current;
     if (target === undefined || target === null) {
-      throw new Fail(command.name !== undefined ? `no module named ${command.name}` : 'no module to register');
+      throw new Fail(this.missing('instance', command.name));
     }
     if (command.as === undefined) throw new Fail('register without "as"');
     this.registry.set(command.as, target.instance.exports);
@@ -189,16 +235,15 @@ class ScriptRunner {
   }
 
   private assertReturn(command: SpecCommand): 'pass' {
-    const expected = command.expected ?? [];
-    if (expected.some((v) => v.type === 'v128')) throw new Fail('v128 unsupported');
+    const pattern: ResultPattern = command.either !== undefined
+      ? { kind: 'either', alternatives: command.either }
+      : { kind: 'results', values: command.expected ?? [] };
     const outcome = capture(this.prepareAction(command));
-    if (!outcome.ok) {
-      throw new Fail(`expected ${formatExpectedList(expected)}, got ${describeError(outcome.error, this.fuel)}`);
+    if (!outcome.ok) throw new Fail(`expected ${formatPattern(pattern)}, got ${describeError(outcome.error, this.fuel)}`);
+    if (!checked(() => matchesResults(pattern, outcome.value, this.hostRefs))) {
+      const shown = pattern.kind === 'either' ? pattern.alternatives : pattern.values;
+      throw new Fail(`expected ${formatPattern(pattern)}, got ${formatResults(outcome.value, shown)}`);
     }
-    const results = outcome.value;
-    const ok = Array.isArray(results) && results.length === expected.length
-      && expected.every((exp, i) => this.matches(exp, results[i]));
-    if (!ok) throw new Fail(`expected ${formatExpectedList(expected)}, got ${formatResults(results)}`);
     return 'pass';
   }
 
@@ -223,19 +268,31 @@ class ScriptRunner {
     return 'pass';
   }
 
-  private assertInvalid(command: SpecCommand): 'pass' {
+  /**
+   * The action must end in an uncaught WebAssembly exception (`throw`, `throw_ref`), not a trap.
+   * The engine throws no such thing yet, nor has a class to tell one by, so every outcome fails
+   * the command, saying what it was.
+   */
+  private assertException(command: SpecCommand): 'pass' {
+    const outcome = capture(this.prepareAction(command));
+    if (outcome.ok) throw new Fail(`expected an uncaught exception, got ${formatResults(outcome.value)}`);
+    throw new Fail(`expected an uncaught exception, got ${describeError(outcome.error, this.fuel)}`
+      + ' (the engine has no exception to recognise)');
+  }
+
+  private assertInvalid(command: SpecCommand): 'pass' | 'skip' {
+    if (isTextModule(command)) return 'skip';
     const bytes = this.readModule(command);
-    const outcome = capture(() => compileModule(bytes));
+    const outcome = capture(() => compileModule(bytes, this.features));
     if (outcome.ok) throw new Fail(`expected ValidationError "${command.text}", but the module compiled`);
     this.expectError(command, outcome.error, ValidationError, bytes);
     return 'pass';
   }
 
   private assertMalformed(command: SpecCommand): 'pass' | 'skip' {
-    // The text-format ones test a text parser; this engine reads binary modules only.
-    if (command.module_type === 'text') return 'skip';
+    if (isTextModule(command)) return 'skip';
     const bytes = this.readModule(command);
-    const outcome = capture(() => compileModule(bytes));
+    const outcome = capture(() => compileModule(bytes, this.features));
     if (outcome.ok) throw new Fail(`expected DecodeError "${command.text}", but the module compiled`);
     this.expectError(command, outcome.error, DecodeError, bytes);
     return 'pass';
@@ -266,6 +323,38 @@ class ScriptRunner {
   }
 
   // --- helpers --------------------------------------------------------------------------------
+
+  /** Instantiates `module` and runs its start function; the instance becomes the current one, and `name`'s. */
+  private instantiateAs(module: CompiledModule, name: string | undefined): void {
+    const instance = this.stage('instantiate', () => this.link(module));
+    this.stage('start function', () => this.runStart(instance));
+    const loaded = { module, instance };
+    this.current = loaded;
+    if (name !== undefined) this.instances.set(name, loaded);
+  }
+
+  /**
+   * Runs `load` for a command that makes a module or an instance (under `name`), remembering
+   * the command for as long as it has failed.
+   */
+  private loading(command: SpecCommand, name: string | undefined, load: () => void): void {
+    this.failedLoad = command;
+    if (name !== undefined) this.failedNames.set(name, command);
+    load();
+    this.failedLoad = null;
+    if (name !== undefined) this.failedNames.delete(name);
+  }
+
+  /**
+   * Why there is no instance (or module) named `name`, or no current one: none was made, or
+   * the command that would have made it failed.
+   */
+  private missing(what: 'instance' | 'module', name: string | undefined): string {
+    const failed = name !== undefined ? this.failedNames.get(name) : this.failedLoad;
+    const because = failed !== undefined && failed !== null ? `: the ${failed.type} of line ${failed.line} failed` : '';
+    if (name !== undefined) return `no ${what} named ${name}${because}`;
+    return because !== '' ? `no ${what}${because}` : `no ${what} yet`;
+  }
 
   /**
    * The trap must be the one the script names (`trapAnswers`). Running out of fuel, an
@@ -311,7 +400,7 @@ class ScriptRunner {
 
   private compile(command: SpecCommand): CompiledModule {
     const bytes = this.readModule(command);
-    return this.stage('compile', () => compileModule(bytes));
+    return this.stage('compile', () => compileModule(bytes, this.features));
   }
 
   /** Runs one step of loading a module; any exception becomes a failure naming the step. */
@@ -343,15 +432,15 @@ class ScriptRunner {
   private prepareAction(command: SpecCommand): () => WasmValue[] {
     const action = command.action;
     if (action === undefined) throw new Fail('command has no action');
-    const target = action.module !== undefined ? this.named.get(action.module) : this.current;
+    const target = action.module !== undefined ? this.instances.get(action.module) : this.current;
     if (target === undefined || target === null) {
-      throw new Fail(action.module !== undefined ? `no module named ${action.module}` : 'no module instantiated');
+      throw new Fail(this.missing('instance', action.module));
     }
     const ext = target.instance.exports.get(action.field);
     if (ext === undefined) throw new Fail(`no export "${action.field}"`);
     if (action.type === 'invoke') {
       if (!(ext instanceof FuncRef)) throw new Fail(`export "${action.field}" is not a function`);
-      const args = action.args.map((v) => this.toWasm(v));
+      const args = checked(() => action.args.map((v) => argumentValue(v, this.hostRefs)));
       return () => {
         this.store.fuel = this.fuel;
         return invokeSync(this.store, ext, args);
@@ -365,140 +454,11 @@ class ScriptRunner {
     }
     throw new Fail(`unknown action type "${(action as { type: string }).type}"`);
   }
-
-  private hostRef(n: number): HostRef {
-    let ref = this.hostRefs.get(n);
-    if (ref === undefined) {
-      ref = new HostRef(n);
-      this.hostRefs.set(n, ref);
-    }
-    return ref;
-  }
-
-  /** An argument value. */
-  private toWasm(v: SpecValue): WasmValue {
-    const value = v.value;
-    if (v.type === 'v128') throw new Fail('v128 unsupported');
-    if (typeof value !== 'string') throw new Fail(`argument of type ${v.type} has no value`);
-    switch (v.type) {
-      case 'i32': return WasmValue.i32(Number(value));
-      case 'i64': return WasmValue.i64(BigInt(value));
-      case 'f32': return WasmValue.f32Bits(Number(value));
-      case 'f64': return WasmValue.f64Bits(BigInt(value));
-      case 'funcref':
-        if (value === 'null') return WasmValue.funcref(null);
-        throw new Fail(`cannot build funcref argument ${value}`);
-      case 'externref':
-        return WasmValue.externref(value === 'null' ? null : this.hostRef(Number(value)));
-      default: throw new Fail(`unknown value type "${v.type}"`);
-    }
-  }
-
-  /** Whether a result matches an expected value. */
-  private matches(exp: SpecValue, got: unknown): boolean {
-    if (!(got instanceof WasmValue) || got.type !== typeCode(exp.type)) return false;
-    const value = exp.value;
-    if (Array.isArray(value)) return false; // v128, rejected earlier
-    switch (exp.type) {
-      case 'i32': return value === undefined || got.bits32 === Number(value);
-      case 'i64': return value === undefined || got.bits64 === BigInt(value as string);
-      case 'f32': {
-        const bits = got.bits32;
-        if (value === 'nan:canonical') return (bits & 0x7fffffff) === 0x7fc00000;
-        if (value === 'nan:arithmetic') return (bits & 0x7fc00000) === 0x7fc00000;
-        return value === undefined || bits === Number(value);
-      }
-      case 'f64': {
-        const bits = got.bits64;
-        if (value === 'nan:canonical') return (bits & 0x7fffffffffffffffn) === 0x7ff8000000000000n;
-        if (value === 'nan:arithmetic') return (bits & 0x7ff8000000000000n) === 0x7ff8000000000000n;
-        return value === undefined || bits === BigInt(value as string);
-      }
-      case 'funcref':
-        if (value === 'null') return got.ref === null;
-        return got.ref instanceof FuncRef;
-      case 'externref':
-        if (value === 'null') return got.ref === null;
-        if (value === undefined) return got.ref !== null;
-        return got.ref === this.hostRef(Number(value));
-      default: return false;
-    }
-  }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Formatting.
-
-function typeCode(name: string): ValType | -1 {
-  switch (name) {
-    case 'i32': return I32;
-    case 'i64': return I64;
-    case 'f32': return F32;
-    case 'f64': return F64;
-    case 'v128': return V128;
-    case 'funcref': return FUNCREF;
-    case 'externref': return EXTERNREF;
-    default: return -1;
-  }
-}
-
-function formatFloat(x: number): string {
-  return Object.is(x, -0) ? '-0' : String(x);
-}
-
-/** A result value, e.g. `i32:-1`, `f32:1.5 (0x3fc00000)`, `externref:ref.extern 1`. */
-export function formatValue(v: unknown): string {
-  if (!(v instanceof WasmValue)) return `<not a WasmValue: ${safeString(v)}>`;
-  switch (v.type) {
-    case I32: return `i32:${v.asI32}`;
-    case I64: return `i64:${v.asI64}`;
-    case F32: return `f32:${formatFloat(v.asF32)} (0x${v.bits32.toString(16).padStart(8, '0')})`;
-    case F64: return `f64:${formatFloat(v.asF64)} (0x${v.bits64.toString(16).padStart(16, '0')})`;
-    case FUNCREF:
-      if (v.ref === null) return 'funcref:null';
-      return v.ref instanceof FuncRef ? `funcref:#${v.ref.id}` : `funcref:<not a FuncRef: ${safeString(v.ref)}>`;
-    case EXTERNREF:
-      if (v.ref === null) return 'externref:null';
-      return v.ref instanceof HostRef ? `externref:${v.ref.n}` : `externref:<${safeString(v.ref)}>`;
-    default: return `${valTypeName(v.type)}:?`;
-  }
-}
-
-function formatExpected(v: SpecValue): string {
-  const value = v.value;
-  if (value === undefined) return `${v.type}:*`;
-  if (Array.isArray(value)) return `v128:${v.lane_type ?? '?'}[${value.join(' ')}]`;
-  const text = value as string;
-  if (text.startsWith('nan:')) return `${v.type}:${text}`;
-  try {
-    switch (v.type) {
-      case 'i32': return formatValue(WasmValue.i32(Number(text)));
-      case 'i64': return formatValue(WasmValue.i64(BigInt(text)));
-      case 'f32': return formatValue(WasmValue.f32Bits(Number(text)));
-      case 'f64': return formatValue(WasmValue.f64Bits(BigInt(text)));
-      case 'funcref': return text === 'null' ? 'funcref:null' : 'funcref:non-null';
-      default: return `${v.type}:${text}`;
-    }
-  } catch {
-    return `${v.type}:${text}`;
-  }
-}
-
-function formatExpectedList(values: readonly SpecValue[]): string {
-  return `[${values.map(formatExpected).join(', ')}]`;
-}
-
-function formatResults(values: unknown): string {
-  if (!Array.isArray(values)) return `<results not an array: ${safeString(values)}>`;
-  return `[${values.map(formatValue).join(', ')}]`;
-}
-
-function safeString(x: unknown): string {
-  try {
-    return typeof x === 'bigint' ? `${x}n` : String(x);
-  } catch {
-    return typeof x;
-  }
+/** A module given as text (`module quote`): for a text parser; this engine reads binary modules only. */
+function isTextModule(command: SpecCommand): boolean {
+  return command.module_type === 'text';
 }
 
 function describeAction(action: SpecAction | undefined): string {
@@ -608,21 +568,29 @@ function conversionDefect(script: string, command: SpecCommand, bytes: Uint8Arra
 // ---------------------------------------------------------------------------------------------
 // Entry points.
 
+function readScript(path: string): SpecScript {
+  const script = JSON.parse(readFileSync(path, 'utf8')) as SpecScript;
+  if (!Array.isArray(script.commands)) throw new Error('no "commands" array');
+  return script;
+}
+
+function emptyResult(file: SpecFile, features: readonly string[], notRun: string | null): FileResult {
+  return { name: file.name, features, notRun, commands: 0, passed: 0, failed: 0, skipped: 0, failures: [], durationMs: 0 };
+}
+
 /** Runs one script; never throws for anything the engine does. */
-export function runSpecFile(file: SpecFile, options: RunOptions = {}): FileResult {
-  const result: FileResult = {
-    name: file.name, passed: 0, failed: 0, skipped: 0, failures: [], durationMs: 0,
-  };
+export function runSpecFile(file: SpecFile, options: RunOptions, features: readonly string[] = []): FileResult {
+  const result = emptyResult(file, features, null);
   const started = performance.now();
   let script: SpecScript;
   try {
-    script = JSON.parse(readFileSync(file.path, 'utf8')) as SpecScript;
-    if (!Array.isArray(script.commands)) throw new Error('no "commands" array');
+    script = readScript(file.path);
   } catch (error) {
     result.failed++;
     result.failures.push({ line: 0, command: 'script', reason: `cannot read ${file.path}: ${describeError(error)}` });
     return result;
   }
+  result.commands = script.commands.length;
 
   let runner: ScriptRunner | null = null;
   try {
@@ -656,46 +624,47 @@ export function runSpecFile(file: SpecFile, options: RunOptions = {}): FileResul
   return result;
 }
 
-/** Runs scripts in order; `onFile` sees each result as soon as it is known. */
-export function runSpecFiles(
+/** A script NOT_RUN leaves out: its reason and how many commands it holds. */
+function notRunFile(file: SpecFile, features: readonly string[], reason: string): FileResult {
+  const result = emptyResult(file, features, reason);
+  try {
+    result.commands = readScript(file.path).commands.length;
+  } catch (error) {
+    result.failed++;
+    result.failures.push({ line: 0, command: 'script', reason: `cannot read ${file.path}: ${describeError(error)}` });
+  }
+  return result;
+}
+
+export interface SuiteOptions {
+  /** Fuel given to the store before every invocation. */
+  readonly fuel?: number;
+  /** Run the scripts NOT_RUN leaves out too. */
+  readonly all?: boolean;
+}
+
+/**
+ * Runs scripts of a suite in order under its profile: its feature set, and NOT_RUN (unless
+ * `all`). `onFile` sees each result as soon as it is known.
+ */
+export function runSuite(
+  profile: SuiteProfile,
   files: readonly SpecFile[],
-  options: RunOptions = {},
+  options: SuiteOptions = {},
   onFile?: (result: FileResult) => void,
 ): SuiteResult {
-  const suite: SuiteResult = { passed: 0, failed: 0, skipped: 0, files: [] };
+  const suite: SuiteResult = { profile: profile.id, passed: 0, failed: 0, skipped: 0, notRun: 0, files: [] };
+  const runOptions: RunOptions = { features: profile.features, ...(options.fuel !== undefined ? { fuel: options.fuel } : {}) };
   for (const file of files) {
-    const result = runSpecFile(file, options);
+    const features = profile.scriptFeatures(file.name);
+    const reason = options.all === true ? null : notRunReason(profile, file.name);
+    const result = reason !== null ? notRunFile(file, features, reason) : runSpecFile(file, runOptions, features);
     suite.passed += result.passed;
     suite.failed += result.failed;
     suite.skipped += result.skipped;
+    if (result.notRun !== null) suite.notRun += result.commands;
     suite.files.push(result);
     onFile?.(result);
   }
   return suite;
-}
-
-/** `NAME: P passed, F failed, S skipped`, then the failures (capped unless verbose). */
-export function formatFileResult(result: FileResult, verbose = false): string[] {
-  const lines = [`${result.name}: ${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped`
-    + (verbose ? ` (${Math.round(result.durationMs)} ms)` : '')];
-  const shown = verbose ? result.failures : result.failures.slice(0, FAILURES_SHOWN);
-  for (const f of shown) lines.push(`  line ${f.line} ${f.command}: ${f.reason}`);
-  if (shown.length < result.failures.length) {
-    lines.push(`  ... and ${result.failures.length - shown.length} more failures (--verbose shows all)`);
-  }
-  return lines;
-}
-
-export function formatTotals(suite: SuiteResult): string {
-  return `${suite.passed} passed, ${suite.failed} failed, ${suite.skipped} skipped`;
-}
-
-/** The `--json` summary. */
-export function summaryJson(suite: SuiteResult): {
-  passed: number; failed: number; skipped: number;
-  files: Record<string, { passed: number; failed: number; skipped: number }>;
-} {
-  const files: Record<string, { passed: number; failed: number; skipped: number }> = {};
-  for (const f of suite.files) files[f.name] = { passed: f.passed, failed: f.failed, skipped: f.skipped };
-  return { passed: suite.passed, failed: suite.failed, skipped: suite.skipped, files };
 }

@@ -16,8 +16,7 @@ export function defaultSuiteDir(): string {
 }
 
 /**
- * The newer suite (Wasm 3.0 features; its README lists them per script), for the tests that
- * check how the engine refuses what it does not implement: `$SPEC_SUITE3_DIR`, or
+ * The newer suite (Wasm 3.0 features; its README lists them per script): `$SPEC_SUITE3_DIR`, or
  * `../shared/wasm-testsuite-3` relative to the repository root.
  */
 export function suite3Dir(): string {
@@ -52,12 +51,14 @@ export interface SpecFile {
   readonly path: string;
 }
 
-/** Every json/NAME/NAME.json of the suite, sorted by name; `simd_*` only when asked for. */
-export function listSpecFiles(suiteDir: string, options: { includeSimd?: boolean } = {}): SpecFile[] {
+/**
+ * Every json/NAME/NAME.json of the suite, sorted by name. Which of them run is the suite
+ * profile's business (suites.ts's NOT_RUN), not this listing's.
+ */
+export function listSpecFiles(suiteDir: string): SpecFile[] {
   const jsonDir = join(suiteDir, 'json');
   const files: SpecFile[] = [];
   for (const name of readdirSync(jsonDir).sort()) {
-    if (!options.includeSimd && name.startsWith('simd_')) continue;
     const path = join(jsonDir, name, `${name}.json`);
     if (existsSync(path)) files.push({ name, path });
   }
