@@ -21,7 +21,7 @@ const suite3Present = suiteAvailable(suite3, 'the WebAssembly 3.0 core test suit
  * The 3.0 suite's features (its README's names, test/spec/suite3-features.ts) that the engine
  * runs: the scripts that use no others run here, beside the WebAssembly 2.0-only ones.
  */
-const SUITE3_FEATURES_RUN: ReadonlySet<string> = new Set(['simd', 'relaxed']);
+const SUITE3_FEATURES_RUN: ReadonlySet<string> = new Set(['simd', 'relaxed', 'tail']);
 
 /**
  * Scripts within those features that fail, each because WebAssembly 3.0 changed what it checks

@@ -157,13 +157,15 @@ describe('module definitions and instances', () => {
       invokeIn(undefined, 6, 3, 2),
       { type: 'register', line: 4, name: '$M', as: 'M' },
       { type: 'module_instance', line: 5, instance: '$I', module: '$M' },
-      { type: 'register', line: 6, name: '$J', as: 'J' },
+      { type: 'register', line: 6, name: '$I', as: 'I' },
+      { type: 'register', line: 7, name: '$J', as: 'J' },
     ], { 'malformed.wasm': BAD_MAGIC }), { features: WASM2_FEATURES });
     expect(r.failures.map((f) => f.reason)).toEqual([
       expect.stringMatching(/^compile: DecodeError: magic header not detected/),
       'no instance: the module of line 2 failed',
       'no instance named $M: the module of line 2 failed',
       'no module named $M: the module of line 2 failed',
+      'no instance named $I: the module_instance of line 5 failed',
       'no instance named $J',
     ]);
   });

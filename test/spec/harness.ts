@@ -209,12 +209,12 @@ class ScriptRunner {
   }
 
   private moduleInstance(command: SpecCommand): 'pass' {
-    const module = command.module !== undefined ? this.definitions.get(command.module) : this.lastModule;
-    if (module === undefined || module === null) {
-      throw new Fail(this.missing('module', command.module));
-    }
     this.current = null;
-    this.loading(command, command.instance, () => this.instantiateAs(module, command.instance));
+    this.loading(command, command.instance, () => {
+      const module = command.module !== undefined ? this.definitions.get(command.module) : this.lastModule;
+      if (module === undefined || module === null) throw new Fail(this.missing('module', command.module));
+      this.instantiateAs(module, command.instance);
+    });
     return 'pass';
   }
 
