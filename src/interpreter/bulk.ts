@@ -64,27 +64,28 @@ export function bulkOperation(meter: WorkMeter, inst: Instance, code: Int32Array
       inst.elemSegments[code[pc + 1]!] = EMPTY_REFS;
       return pc + 2;
     case 0x1e: /* MemoryInit */
-      initMemory(inst, code[pc + 1]!, u32(2), u32(3), u32(4), meter);
-      return pc + 5;
+      initMemory(inst, code[pc + 5]!, code[pc + 1]!, u32(2), u32(3), u32(4), meter);
+      return pc + 6;
     case 0x1f: /* DataDrop */
       inst.dataSegments[code[pc + 1]!] = EMPTY_BYTES;
       return pc + 2;
     case 0x20: /* MemoryCopy */ {
-      const mem = inst.memory!;
+      const dst = inst.memories[code[pc + 4]!]!;
+      const src = inst.memories[code[pc + 5]!]!;
       const d = u32(1);
       const s = u32(2);
       const n = u32(3);
-      if (s + n > mem.size || d + n > mem.size) throw new Trap(TrapKind.MemoryOutOfBounds);
-      meter.copy(mem.bytes, d, mem.bytes, s, n);
-      return pc + 4;
+      if (s + n > src.size || d + n > dst.size) throw new Trap(TrapKind.MemoryOutOfBounds);
+      meter.copy(dst.bytes, d, src.bytes, s, n);
+      return pc + 6;
     }
     case 0x21: /* MemoryFill */ {
-      const mem = inst.memory!;
+      const mem = inst.memories[code[pc + 4]!]!;
       const d = u32(1);
       const n = u32(3);
       if (d + n > mem.size) throw new Trap(TrapKind.MemoryOutOfBounds);
       meter.fill(mem.bytes, d, s32[base + code[pc + 2]!]! & 0xff, n);
-      return pc + 4;
+      return pc + 5;
     }
     default:
       throw new Error(`internal error: ${code[pc]} is not a bulk operation`);

@@ -935,20 +935,18 @@ class FunctionTranslator {
         return;
       }
       case 0x3f: { // memory.size
-        this.zeroByte('memory.size');
-        this.requireMemory();
+        const mem = this.memoryIndex('memory.size');
         this.charge();
         const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.MemorySize, d, 0);
+        this.onMemory(mem, () => this.emitProducer(Op.MemorySize, d, 0));
         return;
       }
       case 0x40: { // memory.grow
-        this.zeroByte('memory.grow');
-        this.requireMemory();
+        const mem = this.memoryIndex('memory.grow');
         const a = this.pop(I32);
         this.charge();
         const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.MemoryGrow, d, 1, a * 2);
+        this.onMemory(mem, () => this.emitProducer(Op.MemoryGrow, d, 1, a * 2));
         return;
       }
       case 0x41: { // i32.const
@@ -1026,13 +1024,56 @@ class FunctionTranslator {
     return t;
   }
 
-  /** The byte after a memory instruction: zero (a memory index is refused: multi-memory). */
-  private zeroByte(instr: string): void {
-    memoryIndexByte(this.r, instr);
+  /**
+   * The memory index of `instr`: a u32 with multi-memory, else a zero byte (anything else
+   * refused naming multi-memory); checked against the module's memories.
+   */
+  private memoryIndex(instr: string): number {
+    const mem = this.ctx.features.has(Feature.MultiMemory) ? this.r.u32() : (memoryIndexByte(this.r, instr), 0);
+    this.requireMemory(mem);
+    return mem;
   }
 
-  private requireMemory(): void {
-    if (this.ctx.memoryCount === 0) this.invalid('unknown memory 0');
+  private requireMemory(mem: number): void {
+    if (mem >= this.ctx.memoryCount) this.invalid(`unknown memory ${mem}`);
+  }
+
+  /**
+   * A memarg: alignment exponent, memory index (with multi-memory, flagged by bit 6 of the
+   * alignment) and offset, into `margAlign`, `margMemory`, `margOffset`. `opcode` names the
+   * instruction in a refusal.
+   */
+  private memarg(opcode: string, opAt: number): void {
+    const r = this.r;
+    let align = r.u32();
+    let mem = 0;
+    if (memargHasMemoryIndex(align)) {
+      mem = r.u32();
+      if (!this.ctx.features.has(Feature.MultiMemory)) {
+        const detail = `memory index ${mem} in the memarg of opcode ${opcode}`;
+        throw refuseValidation(Feature.MultiMemory, detail, opAt, 'alignment must not be larger than natural');
+      }
+      align -= 0x40;
+    }
+    this.margOffset = r.u32() | 0;
+    this.requireMemory(mem);
+    this.margAlign = align;
+    this.margMemory = mem;
+  }
+
+  private margAlign = 0;
+  private margMemory = 0;
+  private margOffset = 0;
+
+  /**
+   * Emits what `emit` emits, on memory `mem`: the dispatch loop keeps memory 0 at hand, so an
+   * instruction on another memory is bracketed by `UseMemory mem` ... `UseMemory 0`.
+   */
+  private onMemory(mem: number, emit: () => void): void {
+    if (!this.live) return;
+    if (mem !== 0) this.emit1(Op.UseMemory, mem);
+    emit();
+    if (mem !== 0) this.emit1(Op.UseMemory, 0);
   }
 
   /** Refuses, naming it, a feature the compile does not accept. */
@@ -1261,16 +1302,10 @@ class FunctionTranslator {
   }
 
   private memoryAccess(op: number): void {
-    const r = this.r;
-    const opAt = r.pos - 1;
-    const align = r.u32();
-    if (memargHasMemoryIndex(align)) {
-      const detail = `memory index ${r.u32()} in the memarg of opcode ${formatOpcode(op)}`;
-      throw refuseValidation(Feature.MultiMemory, detail, opAt, 'alignment must not be larger than natural');
-    }
-    const offset = r.u32();
-    this.requireMemory();
-    if (align > MAX_MEMORY_ALIGN[op - 0x28]!) this.invalid('alignment must not be larger than natural');
+    this.memarg(formatOpcode(op), this.r.pos - 1);
+    const offset = this.margOffset;
+    const mem = this.margMemory;
+    if (this.margAlign > MAX_MEMORY_ALIGN[op - 0x28]!) this.invalid('alignment must not be larger than natural');
     this.charge();
     if (op <= 0x35) {
       const resultType = op === 0x28 || (op >= 0x2c && op <= 0x2f) ? I32
@@ -1278,17 +1313,17 @@ class FunctionTranslator {
       const [base, add] = this.takeAddress(this.sp - 1);
       const addr = this.pop(I32);
       const d = this.push(resultType);
-      if (this.live) this.emitProducer(op, d, 3, base < 0 ? addr * 2 : base, offset | 0, add);
+      this.onMemory(mem, () => this.emitProducer(op, d, 3, base < 0 ? addr * 2 : base, offset, add));
     } else {
       const valueType = op === 0x36 || op === 0x3a || op === 0x3b ? I32
         : op === 0x38 ? F32 : op === 0x39 ? F64 : I64;
       const [base, add] = this.takeAddress(this.sp - 2);
       const v = this.pop(valueType);
       const addr = this.pop(I32);
-      if (this.live) {
-        this.out.push5(op, base < 0 ? addr * 2 : base, v * 2, offset | 0, add);
+      this.onMemory(mem, () => {
+        this.out.push5(op, base < 0 ? addr * 2 : base, v * 2, offset, add);
         this.lastDst = -1;
-      }
+      });
     }
   }
 
@@ -1364,14 +1399,16 @@ class FunctionTranslator {
     switch (sub) {
       case 8: { // memory.init
         const seg = r.u32();
-        this.zeroByte('memory.init');
-        this.requireMemory();
+        const mem = this.memoryIndex('memory.init');
         this.requireDataSegment(seg);
         const n = this.pop(I32);
         const s = this.pop(I32);
         const d = this.pop(I32);
         this.charge();
-        if (this.live) this.emit4(Op.MemoryInit, seg, d * 2, s * 2, n * 2);
+        if (this.live) {
+          this.emit4(Op.MemoryInit, seg, d * 2, s * 2, n * 2);
+          this.out.push(mem);
+        }
         return;
       }
       case 9: { // data.drop
@@ -1382,24 +1419,25 @@ class FunctionTranslator {
         return;
       }
       case 10: { // memory.copy
-        this.zeroByte('memory.copy');
-        this.zeroByte('memory.copy');
-        this.requireMemory();
+        const dstMem = this.memoryIndex('memory.copy');
+        const srcMem = this.memoryIndex('memory.copy');
         const n = this.pop(I32);
         const s = this.pop(I32);
         const d = this.pop(I32);
         this.charge();
-        if (this.live) this.emit3(Op.MemoryCopy, d * 2, s * 2, n * 2);
+        if (this.live) {
+          this.emit4(Op.MemoryCopy, d * 2, s * 2, n * 2, dstMem);
+          this.out.push(srcMem);
+        }
         return;
       }
       case 11: { // memory.fill
-        this.zeroByte('memory.fill');
-        this.requireMemory();
+        const mem = this.memoryIndex('memory.fill');
         const n = this.pop(I32);
         const v = this.pop(I32);
         const d = this.pop(I32);
         this.charge();
-        if (this.live) this.emit3(Op.MemoryFill, d * 2, v * 2, n * 2);
+        if (this.live) this.emit4(Op.MemoryFill, d * 2, v * 2, n * 2, mem);
         return;
       }
       case 12: { // table.init
@@ -1484,17 +1522,14 @@ class FunctionTranslator {
     this.requireFeature(Feature.Simd, `opcode ${formatOpcode(0xfd, sub)}`, opAt);
     const immediates: number[] = [];
     let offset = 0;
+    let mem = 0;
     switch (info.imm) {
       case 'memarg':
       case 'memargLane': {
-        const align = r.u32();
-        if (memargHasMemoryIndex(align)) {
-          const detail = `memory index ${r.u32()} in the memarg of opcode ${formatOpcode(0xfd, sub)}`;
-          throw refuseValidation(Feature.MultiMemory, detail, opAt, 'alignment must not be larger than natural');
-        }
-        offset = r.u32() | 0;
-        this.requireMemory();
-        if (align > 31 - Math.clz32(info.accessBytes)) this.invalid('alignment must not be larger than natural');
+        this.memarg(formatOpcode(0xfd, sub), opAt);
+        offset = this.margOffset;
+        mem = this.margMemory;
+        if (this.margAlign > 31 - Math.clz32(info.accessBytes)) this.invalid('alignment must not be larger than natural');
         if (info.imm === 'memargLane') immediates.push(this.laneIndex(info.lanes));
         break;
       }
@@ -1521,7 +1556,7 @@ class FunctionTranslator {
     const words = [...operands, ...(info.entry === 'const' || info.entry === 'shuffle' ? [] : immediates)];
     if (info.imm === 'memarg' || info.imm === 'memargLane') words.push(offset);
     if (info.entry === 'const' || info.entry === 'shuffle') words.push(...immediates);
-    this.emitSimd(sub, d, words);
+    this.onMemory(mem, () => this.emitSimd(sub, d, words));
   }
 
   /** A lane index byte, checked against the shape's lane count. */

@@ -104,7 +104,7 @@ class Decoder extends ByteReader {
    * refusal of something 2.0 decodes), thrown once decoding has succeeded.
    */
   deferred: ValidationError | null = null;
-  /** Memories imported or defined so far (a second one is refused: multi-memory). */
+  /** Memories imported or defined so far (a second one needs multi-memory). */
   memoryCount = 0;
   /** Globals imported, and those defined so far: what `global.get` in a constant expression names. */
   importedGlobals = 0;
@@ -248,7 +248,7 @@ class Decoder extends ByteReader {
     const at = this.pos;
     const limits = this.limits('memory');
     if (++this.memoryCount === 2) {
-      this.defer(refuseValidation(Feature.MultiMemory, 'a second memory', at, 'multiple memories'));
+      this.requireFeature(Feature.MultiMemory, 'a second memory', at, 'multiple memories');
     }
     return { limits };
   }

@@ -50,6 +50,8 @@ export class Execution {
   pc = 0;
   base = 0;
   inst: Instance | null;
+  /** The memory that memory instructions use (opcodes.ts, UseMemory): 0 but for one instruction at a time. */
+  memoryIndex = 0;
   /** How much fuel the next resume() may spend before pausing. */
   sliceFuel = Infinity;
   results: WasmValue[] = [];

@@ -19,7 +19,10 @@ export class Instance {
   /** Store signature id of each type index. */
   readonly sigIds: Int32Array;
   readonly code: Int32Array;
+  /** Memory 0, the one the dispatch loop keeps at hand (null without memories). */
   memory: MemoryInst | null = null;
+  /** All memories by index, imports first (multi-memory). */
+  readonly memories: MemoryInst[] = [];
   readonly tables: TableInst[] = [];
   readonly globals: GlobalInst[] = [];
   /** Passive data segments still available to memory.init (dropped ones are empty). */
@@ -75,7 +78,7 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
   for (const value of imported) {
     if (value instanceof FuncRef) inst.funcIds[funcIndex++] = value.id;
     else if (value instanceof TableInst) inst.tables.push(value);
-    else if (value instanceof MemoryInst) inst.memory = value;
+    else if (value instanceof MemoryInst) inst.memories.push(value);
     else inst.globals.push(value);
   }
   const defined = module.ir.functions;
@@ -86,7 +89,8 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
     if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
   }
   for (const t of ir.tables) inst.tables.push(new TableInst(store, t, NULL_REF));
-  for (const m of ir.memories) inst.memory = new MemoryInst(store, m);
+  for (const m of ir.memories) inst.memories.push(new MemoryInst(store, m));
+  inst.memory = inst.memories[0] ?? null;
   for (const g of ir.globals) {
     const global = new GlobalInst(store, g.type);
     evalConst(inst, g.init, global);
@@ -118,7 +122,7 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
     const seg = ir.data[i]!;
     if (seg.mode !== 'active') continue;
     evalConst(inst, seg.offset!, scratch);
-    initMemory(inst, i, scratch.lo >>> 0, 0, seg.bytes.length, meter);
+    initMemory(inst, seg.memory, i, scratch.lo >>> 0, 0, seg.bytes.length, meter);
     inst.dataSegments[i] = EMPTY_BYTES;
     yield* paced(meter, i);
   }
@@ -146,10 +150,10 @@ export function initTable(inst: Instance, t: number, seg: number, d: number, s: 
   sink.copy(table.elements, d, refs, s, n);
 }
 
-/** memory.init: copies `n` bytes of data segment `seg` from `s` to memory at `d`. */
-export function initMemory(inst: Instance, seg: number, d: number, s: number, n: number, sink: WorkSink): void {
+/** memory.init: copies `n` bytes of data segment `seg` from `s` to memory `mem` at `d`. */
+export function initMemory(inst: Instance, mem: number, seg: number, d: number, s: number, n: number, sink: WorkSink): void {
   const bytes = inst.dataSegments[seg]!;
-  const memory = inst.memory!;
+  const memory = inst.memories[mem]!;
   if (s + n > bytes.length || d + n > memory.size) throw new Trap(TrapKind.MemoryOutOfBounds);
   sink.copy(memory.bytes, d, bytes, s, n);
 }
@@ -158,7 +162,7 @@ function exportedValue(inst: Instance, kind: string, index: number): ExternVal {
   switch (kind) {
     case 'func': return new FuncRef(inst.funcIds[index]!);
     case 'table': return inst.tables[index]!;
-    case 'memory': return inst.memory!;
+    case 'memory': return inst.memories[index]!;
     default: return inst.globals[index]!;
   }
 }

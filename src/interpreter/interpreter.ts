@@ -80,7 +80,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
   const instId = inst.id;
   const code = inst.code;
   const { info, constants } = inst.module.functions;
-  const mem: MemoryInst | null = inst.memory;
+  const mem: MemoryInst | null = ex.memoryIndex === 0 ? inst.memory : inst.memories[ex.memoryIndex]!;
   const view = mem !== null ? mem.view : EMPTY_VIEW;
   const memLen = mem !== null ? mem.size : 0;
   // Fuel is counted as `left`, what this slice may still spend, rather than as the store's
@@ -300,8 +300,15 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           return outcome === 'host-done' ? 'paused' : 'pending';
         }
         case 0x22: /* Simd */
-          pc = simdOperation(inst, code, pc, s32, f32, f64, base);
+          pc = simdOperation(inst, mem, code, pc, s32, f32, f64, base);
           continue;
+        case 0x24: /* UseMemory */
+          ex.memoryIndex = code[pc + 1]!;
+          ex.pc = pc + 2;
+          ex.base = base;
+          ex.fsp = fsp;
+          ex.inst = inst;
+          return SWITCH;
         case 0x16: /* TableGet */
         case 0x17: /* TableSet */
         case 0x18: /* TableSize */

@@ -2,6 +2,7 @@
  * Module-level validation (WebAssembly 2.0): every rule that is not about function bodies.
  * Bodies are validated by the compiler, which needs `declaredFunctionRefs` for `ref.func`.
  */
+import { ALL_FEATURES, type FeatureSet } from './features.js';
 import { Feature, refuseValidation, ValidationError } from './errors.js';
 import {
   F32,
@@ -110,7 +111,7 @@ const MEMORY_RANGE_MESSAGE = 'memory size must be at most 65536 pages (4GiB)';
 const TABLE_RANGE_MESSAGE = 'table size must be at most 2^32-1';
 
 /** Validates everything in `m` except function bodies; throws ValidationError. */
-export function validateModule(m: ModuleIR): void {
+export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES): void {
   const nTypes = m.types.length;
 
   // Index spaces: imports first.
@@ -156,7 +157,7 @@ export function validateModule(m: ModuleIR): void {
     memoryCount++;
   }
   // The decoder refuses a second memory at its offset; this is for a ModuleIR made otherwise.
-  if (memoryCount > 1) throw refuseValidation(Feature.MultiMemory, `${memoryCount} memories`, -1, 'multiple memories');
+  if (memoryCount > 1 && !features.has(Feature.MultiMemory)) throw refuseValidation(Feature.MultiMemory, `${memoryCount} memories`, -1, 'multiple memories');
 
   const ctx: ConstContext = { funcCount: funcTypes.length, importedGlobals };
   for (const g of m.globals) checkConstExpr(ctx, g.init, g.type.valType);

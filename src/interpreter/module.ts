@@ -88,7 +88,7 @@ export function compileModule(bytes: Uint8Array, features: FeatureSet = ALL_FEAT
  */
 export function* compileModuleInSteps(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES): Steps<CompiledModule> {
   const ir = yield* decodeModuleInSteps(bytes, features);
-  validateModule(ir);
+  validateModule(ir, features);
   yield;
   return yield* CompiledModule.inSteps(ir, features);
 }

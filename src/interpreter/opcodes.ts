@@ -44,10 +44,10 @@ export const Op = {
   TableCopy: 0x1b, // dstTable srcTable d s n
   TableInit: 0x1c, // table segment d s n
   ElemDrop: 0x1d, // segment
-  MemoryInit: 0x1e, // segment d s n
+  MemoryInit: 0x1e, // segment d s n memory
   DataDrop: 0x1f, // segment
-  MemoryCopy: 0x20, // d s n
-  MemoryFill: 0x21, // d value n
+  MemoryCopy: 0x20, // d s n dstMemory srcMemory
+  MemoryFill: 0x21, // d value n memory
   /** Every v128 instruction: `Simd sub operands...`, executed by simd-dispatch.ts (its layouts there). */
   Simd: 0x22,
   /**
@@ -56,6 +56,12 @@ export const Op = {
    * `Return argBase words 0`, which returns a host callee's results (execution.ts, tailCall).
    */
   TailCall: 0x23,
+  /**
+   * `UseMemory index`: the memory that memory instructions use from here on (the dispatch
+   * loop keeps one at hand). The translator brackets an instruction on a memory other than 0
+   * with `UseMemory k` ... `UseMemory 0`.
+   */
+  UseMemory: 0x24,
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */

@@ -21,6 +21,7 @@
  */
 import { Trap, TrapKind } from './errors.js';
 import type { Instance } from './instance.js';
+import type { MemoryInst } from './store.js';
 import {
   SIMD_OPS, type SimdEntry, simdBinary, simdConst, simdExtractLane, simdLoad, simdLoadLane, simdReduce,
   simdReplaceLane, simdShift, simdShuffle, simdSplat, simdStore, simdStoreLane, simdTernary, simdUnary,
@@ -62,16 +63,16 @@ function memoryTrap(): Trap {
  * The effective address of a memory instruction whose address operand is at word `addr` and
  * memarg offset `offset`, checked against the memory's size for `bytes` bytes.
  */
-function effectiveAddress(inst: Instance, s32: Int32Array, addr: number, offset: number, bytes: number): number {
+function effectiveAddress(mem: MemoryInst | null, s32: Int32Array, addr: number, offset: number, bytes: number): number {
   const ea = (s32[addr]! >>> 0) + (offset >>> 0);
-  const mem = inst.memory;
   if (mem === null || ea + bytes > mem.size) throw memoryTrap();
   return ea;
 }
 
-/** Runs the `Simd` instruction at `pc`; returns the pc of the next one. */
+/** Runs the `Simd` instruction at `pc`, memory instructions on `mem`; returns the pc of the next one. */
 export function simdOperation(
-  inst: Instance, code: Int32Array, pc: number, s32: Int32Array, f32: Float32Array, f64: Float64Array, base: number,
+  inst: Instance, mem: MemoryInst | null, code: Int32Array, pc: number, s32: Int32Array, f32: Float32Array, f64: Float64Array,
+  base: number,
 ): number {
   const sub = code[pc + 1]!;
   switch (ENTRY_OF[sub]) {
@@ -106,23 +107,23 @@ export function simdOperation(
       simdShuffle(s32, base + code[pc + 2]!, base + code[pc + 3]!, base + code[pc + 4]!, code, pc + 5);
       return pc + 9;
     case 11: {
-      const ea = effectiveAddress(inst, s32, base + code[pc + 3]!, code[pc + 4]!, ACCESS_BYTES[sub]!);
-      simdLoad(sub, s32, inst.memory!.view, base + code[pc + 2]!, ea);
+      const ea = effectiveAddress(mem, s32, base + code[pc + 3]!, code[pc + 4]!, ACCESS_BYTES[sub]!);
+      simdLoad(sub, s32, mem!.view, base + code[pc + 2]!, ea);
       return pc + 5;
     }
     case 12: {
-      const ea = effectiveAddress(inst, s32, base + code[pc + 2]!, code[pc + 4]!, 16);
-      simdStore(s32, inst.memory!.view, ea, base + code[pc + 3]!);
+      const ea = effectiveAddress(mem, s32, base + code[pc + 2]!, code[pc + 4]!, 16);
+      simdStore(s32, mem!.view, ea, base + code[pc + 3]!);
       return pc + 5;
     }
     case 13: {
-      const ea = effectiveAddress(inst, s32, base + code[pc + 3]!, code[pc + 6]!, ACCESS_BYTES[sub]!);
-      simdLoadLane(sub, s32, inst.memory!.view, base + code[pc + 2]!, base + code[pc + 4]!, code[pc + 5]!, ea);
+      const ea = effectiveAddress(mem, s32, base + code[pc + 3]!, code[pc + 6]!, ACCESS_BYTES[sub]!);
+      simdLoadLane(sub, s32, mem!.view, base + code[pc + 2]!, base + code[pc + 4]!, code[pc + 5]!, ea);
       return pc + 7;
     }
     case 14: {
-      const ea = effectiveAddress(inst, s32, base + code[pc + 2]!, code[pc + 5]!, ACCESS_BYTES[sub]!);
-      simdStoreLane(sub, s32, inst.memory!.view, ea, base + code[pc + 3]!, code[pc + 4]!);
+      const ea = effectiveAddress(mem, s32, base + code[pc + 2]!, code[pc + 5]!, ACCESS_BYTES[sub]!);
+      simdStoreLane(sub, s32, mem!.view, ea, base + code[pc + 3]!, code[pc + 4]!);
       return pc + 6;
     }
     case 15:

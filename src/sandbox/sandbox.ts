@@ -101,6 +101,11 @@ export class Instance {
     return this.session.memory;
   }
 
+  /** Every memory the instance exports, by export name (`memory` among them, when exported). */
+  get memories(): ReadonlyMap<string, GuestMemory> {
+    return this.session.memories;
+  }
+
   /**
    * Calls the exported function `exportName` with `params`. Resolves with its results, the
    * fuel this call consumed, and the instance's peak memory so far; rejects with a

@@ -35,6 +35,8 @@ export class Session implements HostBinding {
   refused: LimitedResource | null = null;
   instance: EngineInstance | null = null;
   memory: GuestMemory | null = null;
+  /** Every exported memory, by export name (multi-memory); `memory` is the one named "memory". */
+  readonly memories = new Map<string, GuestMemory>();
   private readonly imports = new Map<Import, FuncRef>();
   private watchdog: Watchdog | null = null;
   /** The current frame's abort controller, made only when a host function asks for its signal. */
@@ -142,10 +144,10 @@ export class Session implements HostBinding {
       check: () => this.checkDeadline(),
     });
     this.instance = instance;
-    const memoryExport = this.module.ir.exports.find((e) => e.name === 'memory' && e.kind === 'memory');
-    if (memoryExport !== undefined) {
-      this.memory = new GuestMemory(instance.exports.get('memory') as unknown as EngineMemory);
+    for (const e of this.module.ir.exports) {
+      if (e.kind === 'memory') this.memories.set(e.name, new GuestMemory(instance.exports.get(e.name) as unknown as EngineMemory));
     }
+    this.memory = this.memories.get('memory') ?? null;
     if (instance.startFunction !== null) {
       await drive(invoke(this.store, instance.startFunction, []), this.store, this.watchdog!, this.pacer);
     }
