@@ -59,6 +59,18 @@ describe('argument parsing', () => {
     expect(String(parseValue('F64:.5'))).toBe('F64(0.5)');
   });
 
+  it('parses v128:0x and 32 hex digits as the little-endian 128-bit number, as a V128 prints', () => {
+    const v = parseValue('v128:0x0f0e0d0c0b0a09080706050403020100');
+    expect(v.type).toBe('v128');
+    expect(Array.from(v.value as Uint8Array)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    expect(String(v)).toBe('V128(0x0f0e0d0c0b0a09080706050403020100)');
+    expect(String(parseValue('V128:0XFFFFFFFE000000000000000000000001'))).toBe('V128(0xfffffffe000000000000000000000001)');
+    expect(parseArgs(['x', '--arg=v128:0x00000004000000030000000200000001', '--arg', '7'])).toMatchObject({
+      kind: 'run',
+      options: { args: [Value.v128(Uint8Array.from([1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0])), Value.i32(7)] },
+    });
+  });
+
   it.each([
     [['--help'], 'help'],
     [['-h'], 'help'],
@@ -87,6 +99,15 @@ describe('argument parsing', () => {
     [['x', '--arg', 'f32:abc'], /expected a decimal f32/],
     [['x', '--arg', 'f64:0x10'], /expected a decimal f64/],
     [['x', '--arg', 'u8:1'], /invalid value 'u8:1'/],
+    [['x', '--arg', 'v128:0x1'], /invalid value 'v128:0x1' for '--arg <V>': expected a v128 as 0x and exactly 32 hex digits/],
+    [['x', '--arg', 'v128:0x0000000000000000000000000000000'], /exactly 32 hex digits/],
+    [['x', '--arg', 'v128:0x000000000000000000000000000000000'], /exactly 32 hex digits/],
+    [['x', '--arg', 'v128:00000000000000000000000000000000'], /exactly 32 hex digits/],
+    [['x', '--arg', 'v128:0x0000000000000000000000000000000g'], /exactly 32 hex digits/],
+    [['x', '--arg', 'v128:0x_0000000000000000000000000000000'], /exactly 32 hex digits/],
+    [['x', '--arg', 'v128:1'], /exactly 32 hex digits/],
+    [['x', '--arg', 'v128:'], /exactly 32 hex digits/],
+    [['x', '--arg', 'v128:i32x4 1 2 3 4'], /exactly 32 hex digits/],
     [['x', '--allow-log=yes'], /takes no value/],
     [['x', '--invoke='], /must not be empty/],
   ])('rejects %j', (argv, message) => {
@@ -145,6 +166,25 @@ describe('sandboxd, in process', () => {
     expect((await cli(fx('typed.wat'), '--invoke', 'nothing')).stdout).toBe('ok (no return value)\n');
     const f = await cli(fx('typed.wat'), '--invoke', 'mul_f32', '--arg', 'f32:1.5', '--arg', 'f32:0.5');
     expect(f.stdout).toBe('result: F32(0.75)\n');
+  });
+
+  it('v128 arguments and results', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
+    const wat = join(dir, 'simd.wat');
+    writeFileSync(wat, SIMD_WAT);
+    expect(await cli(wat, '--invoke', 'add', '--arg', 'v128:0x00000004000000030000000200000001', '--arg', 'v128:0xffffffff0000001e000000140000000a')).toEqual({
+      code: 0,
+      stdout: 'result: V128(0x0000000300000021000000160000000b)\n',
+      stderr: 'fuel consumed: 4\n',
+    });
+    expect((await cli(wat, '--invoke', 'splat', '--arg', '-2')).stdout).toBe('result: V128(0xfffffffefffffffefffffffefffffffe), I32(-2)\n');
+    expect((await cli(wat, '--invoke', 'lane3', '--arg', 'v128:0x12345678000000000000000000000000')).stdout).toBe('result: I32(305419896)\n');
+    const type = await cli(wat, '--invoke', 'add', '--arg', '1', '--arg', '2');
+    expect(type).toEqual({ code: 7, stdout: '', stderr: 'sandboxd: export error: function `add` parameter 0 has type V128 but the supplied value does not match\n' });
+    const bad = await cli(wat, '--invoke', 'add', '--arg', 'v128:0x1234');
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toContain("sandboxd: error: invalid value 'v128:0x1234' for '--arg <V>': expected a v128 as 0x and exactly 32 hex digits");
   });
 
   it.each([
@@ -218,6 +258,12 @@ describe('sandboxd, in process', () => {
   });
 });
 
+/** v128 parameters and results: i32x4.add, a splat beside an i32, lane 3 of a v128. */
+const SIMD_WAT = `(module
+  (func (export "add") (param v128 v128) (result v128) (i32x4.add (local.get 0) (local.get 1)))
+  (func (export "splat") (param i32) (result v128 i32) (i32x4.splat (local.get 0)) (local.get 0))
+  (func (export "lane3") (param v128) (result i32) (i32x4.extract_lane 3 (local.get 0))))`;
+
 function spawn(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
   const start = performance.now();
   return new Promise((resolve) => {
@@ -247,6 +293,14 @@ describe('sandboxd, end to end (from source, through tsx)', () => {
     expect(results.map((r) => r.code)).toEqual([2, 3, 4, 5, 1]);
     expect(results[1]!.stderr).toBe('sandboxd: wall-clock timeout: the module ran longer than 100 ms\n');
     expect(results[1]!.ms).toBeLessThan(10_000);
+  });
+
+  it('takes and prints v128 values', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
+    const wat = join(dir, 'simd.wat');
+    writeFileSync(wat, SIMD_WAT);
+    const r = await run(wat, '--invoke', 'add', '--arg', 'v128:0x00000004000000030000000200000001', '--arg=v128:0xffffffff0000001e000000140000000a');
+    expect(r).toMatchObject({ code: 0, stdout: 'result: V128(0x0000000300000021000000160000000b)\n', stderr: 'fuel consumed: 4\n' });
   });
 });
 
@@ -288,6 +342,17 @@ describe.skipIf(!built)('sandboxd, end to end (bin/sandboxd.cjs over the build)'
   it('prints several results on one line', async () => {
     const r = await run('fixtures/typed.wat', '--invoke', 'swap', '--arg', '-2', '--arg', '-3');
     expect(r).toMatchObject({ code: 0, stdout: 'result: I32(-3), I32(-2), I64(-5), F64(-2.0)\n' });
+  });
+
+  it('takes and prints v128 values; a malformed v128 is a usage error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-'));
+    const wat = join(dir, 'simd.wat');
+    writeFileSync(wat, SIMD_WAT);
+    const r = await run(wat, '--invoke', 'splat', '--arg', '7');
+    expect(r).toMatchObject({ code: 0, stdout: 'result: V128(0x00000007000000070000000700000007), I32(7)\n' });
+    const bad = await run(wat, '--invoke', 'lane3', '--arg', 'v128:0x07');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("invalid value 'v128:0x07' for '--arg <V>'");
   });
 
   it('reports --version from package.json and exits 0', async () => {

@@ -4,8 +4,9 @@
  *     sandboxd <MODULE> [--invoke NAME] [--fuel N] [--timeout-ms MS] [--memory-mb MB]
  *              [--arg V]... [--allow-log] [--seed SEED]
  *
- * Beyond sandboxd, `--arg` takes typed values: `i32:N`, `i64:N`, `f32:X`, `f64:X` (a plain
- * value is an i32). Options may be written `--flag value` or `--flag=value`; `--` ends them.
+ * Beyond sandboxd, `--arg` takes typed values: `i32:N`, `i64:N`, `f32:X`, `f64:X`, and
+ * `v128:0x` with exactly 32 hex digits (a plain value is an i32). Options may be written
+ * `--flag value` or `--flag=value`; `--` ends them.
  */
 import { Value } from '../sandbox/value.js';
 
@@ -41,7 +42,8 @@ Options:
       --timeout-ms <MS>  Wall-clock timeout in milliseconds [default: 1000]
       --memory-mb <MB>   Linear memory cap in mebibytes [default: 16]
       --arg <V>          An argument to pass to the function, in order; repeat for several. A plain
-                         integer is an i32; typed values are i32:N, i64:N, f32:X and f64:X
+                         integer is an i32; typed values are i32:N, i64:N, f32:X, f64:X and
+                         v128:0xH (H: exactly 32 hex digits, byte 15 first, as a V128 result prints)
       --allow-log        Grant the audited \`host::log\` capability so the guest can emit log lines.
                          Off by default: the host denies everything unless asked
       --seed <SEED>      Grant the audited \`host::random\` capability, seeded with SEED, so the guest
@@ -175,19 +177,27 @@ function parseUnsigned(text: string, max: bigint, where: string): bigint {
 
 /**
  * `--arg` values: a plain integer is an i32 (as in sandboxd); `i32:N`, `i64:N`, `f32:X`,
- * `f64:X` give the type. Integers are decimal; floats take Rust's syntax (`1.5`, `-2e10`,
- * `inf`, `-infinity`, `NaN`).
+ * `f64:X`, `v128:0xH…` give the type. Integers are decimal; floats take Rust's syntax (`1.5`,
+ * `-2e10`, `inf`, `-infinity`, `NaN`). A v128 is `0x` and exactly 32 hex digits — no shorter
+ * form — read as the 128-bit number whose little-endian bytes are the value's 16 bytes (byte
+ * 15 first), the form a v128 result prints in: `V128(0x…)`.
  */
 export function parseValue(text: string, where = `for '--arg <V>'`): Value {
-  const m = /^(i32|i64|f32|f64):(.*)$/i.exec(text);
-  const type = (m ? m[1]!.toLowerCase() : 'i32') as 'i32' | 'i64' | 'f32' | 'f64';
+  const m = /^(i32|i64|f32|f64|v128):(.*)$/i.exec(text);
+  const type = (m ? m[1]!.toLowerCase() : 'i32') as 'i32' | 'i64' | 'f32' | 'f64' | 'v128';
   const body = m ? m[2]! : text;
   const fail = (why: string): never => {
     throw new ArgError(`invalid value '${text}' ${where}: ${why}`);
   };
+  if (type === 'v128') {
+    if (!/^0x[0-9a-f]{32}$/i.test(body)) return fail('expected a v128 as 0x and exactly 32 hex digits (byte 15 first)');
+    const bytes = new Uint8Array(16);
+    for (let i = 0; i < 16; i++) bytes[i] = parseInt(body.slice(2 + (15 - i) * 2, 4 + (15 - i) * 2), 16);
+    return Value.v128(bytes);
+  }
   if (type === 'i32' || type === 'i64') {
     if (!/^[+-]?[0-9]+$/.test(body)) {
-      return fail(m ? `expected a decimal ${type}` : 'expected an i32 (or a typed value i64:N, f32:X, f64:X)');
+      return fail(m ? `expected a decimal ${type}` : 'expected an i32 (or a typed value i64:N, f32:X, f64:X, v128:0xH)');
     }
     const n = BigInt(body);
     const bits = type === 'i32' ? 32n : 64n;

@@ -3,7 +3,8 @@
  *
  * stdout: `[guest log] LINE` for each logged line, then the returned values on one line as
  * sandboxd prints them, `result: I32(42)` or `result: I32(-5), I64(-5)` (or `ok (no return
- * value)`). stderr: `fuel consumed: N`, `peak linear memory: N bytes` when memory grew, or
+ * value)`); a v128, which sandboxd cannot return, prints as `V128(0x…)` (32 hex digits, byte 15
+ * first). stderr: `fuel consumed: N`, `peak linear memory: N bytes` when memory grew, or
  * `sandboxd: <error message>`. The exit code names the outcome: 0 success,
  * 1 host error (and bad command lines), 2 fuel, 3 timeout, 4 memory, 5 disallowed import,
  * 6 invalid module, 7 export error, 8 guest trap.

@@ -39,10 +39,13 @@ import { Value, type ValueType } from '../sandbox/value.js';
 import { GuestMemory, GuestMemoryError } from './memory.js';
 import { SplitMix64 } from './splitmix64.js';
 
+/** The value types a host function may take and return: the scalars (no v128). */
+export type HostValueType = Exclude<ValueType, 'v128'>;
+
 /** A WebAssembly signature in names: `{ params: ['i32', 'i32'], results: [] }`. */
 export interface HostFunctionSignature {
-  readonly params: readonly ValueType[];
-  readonly results: readonly ValueType[];
+  readonly params: readonly HostValueType[];
+  readonly results: readonly HostValueType[];
 }
 
 /** An argument as a host function receives it: i32/f32/f64 as numbers, i64 as a bigint. */
@@ -336,9 +339,9 @@ function checkSeed(seed: number): number {
   return seed;
 }
 
-const TYPE_CODES: Readonly<Record<ValueType, ValType>> = { i32: I32, i64: I64, f32: F32, f64: F64 };
+const TYPE_CODES: Readonly<Record<HostValueType, ValType>> = { i32: I32, i64: I64, f32: F32, f64: F64 };
 
-function checkTypes(types: readonly ValueType[] | undefined, what: string): ValueType[] {
+function checkTypes(types: readonly HostValueType[] | undefined, what: string): HostValueType[] {
   if (!Array.isArray(types)) throw new TypeError(`allowFunction: signature.${what} must be an array of 'i32' | 'i64' | 'f32' | 'f64'`);
   return types.map((t) => {
     if (!Object.prototype.hasOwnProperty.call(TYPE_CODES, t)) {
@@ -355,7 +358,7 @@ function toFuncType(sig: HostFunctionSignature): FuncType {
   });
 }
 
-function fromWasm(v: WasmValue, type: ValueType): HostArg {
+function fromWasm(v: WasmValue, type: HostValueType): HostArg {
   switch (type) {
     case 'i32': return v.asI32;
     case 'i64': return v.asI64;
@@ -376,13 +379,13 @@ function toWasmResults(out: HostResult, sig: HostFunctionSignature, module: stri
   return list.map((v, i) => toWasm(v, results[i]!, module, name, i));
 }
 
-function toWasm(v: HostResultValue, type: ValueType, module: string, name: string, index: number): WasmValue {
+function toWasm(v: HostResultValue, type: HostValueType, module: string, name: string, index: number): WasmValue {
   const bad = (): never => {
     throw new HostFunctionError(module, name, `result ${index} (${describe(v)}) is not a valid ${type}`);
   };
   if (v instanceof Value) {
     if (v.type !== type) bad();
-    v = v.value;
+    v = v.value as number | bigint; // of `type`, so not a v128
   }
   switch (type) {
     case 'i32':

@@ -253,7 +253,7 @@ function endedSignal(): AbortSignal {
   return (ended ??= AbortSignal.abort());
 }
 
-const TYPE_CODES = { i32: I32, i64: I64, f32: F32, f64: F64 } as const;
+const TYPE_CODES = { i32: I32, i64: I64, f32: F32, f64: F64, v128: V128 } as const;
 
 /** The type of function `index` (imports first), from the module's IR. */
 export function functionType(ir: ModuleIR, index: number): FuncType {
@@ -290,7 +290,8 @@ function toWasm(v: Value): WasmValue {
     case 'i32': return WasmValue.i32(v.value as number);
     case 'i64': return WasmValue.i64(v.value as bigint);
     case 'f32': return WasmValue.f32(v.value as number);
-    default: return WasmValue.f64(v.value as number);
+    case 'f64': return WasmValue.f64(v.value as number);
+    default: return WasmValue.v128(v.value as Uint8Array);
   }
 }
 
@@ -300,6 +301,7 @@ function fromWasm(w: WasmValue): Value {
     case I64: return Value.i64(w.asI64);
     case F32: return Value.f32(w.asF32);
     case F64: return Value.f64(w.asF64);
+    case V128: return Value.v128(w.v128Bytes);
     case FUNCREF: return unsupported(`FuncRef(${w.ref === null ? 'None' : 'Some(..)'})`);
     case EXTERNREF: return unsupported(`ExternRef(${w.ref === null ? 'None' : 'Some(..)'})`);
     default: return unsupported(debugType(w.type));

@@ -1,15 +1,19 @@
 /**
- * `Value`: the scalar values that cross the sandbox boundary (arguments and results), and the
- * way sandboxd prints them — Rust's `Debug` formatting of its `Value` enum: `I32(42)`,
- * `I64(-1)`, `F32(1.5)`, `F64(0.1)`.
+ * `Value`: the values that cross the sandbox boundary (arguments and results), and the way
+ * sandboxd prints them — Rust's `Debug` formatting of its `Value` enum: `I32(42)`,
+ * `I64(-1)`, `F32(1.5)`, `F64(0.1)`. Beyond sandboxd, a v128 (SIMD) value, printed as the
+ * 128-bit number whose little-endian bytes it holds: `V128(0x00000004000000030000000200000001)`.
  *
- * References and v128 are deliberately not representable: the public surface stays small.
+ * References are deliberately not representable: the public surface stays small.
  */
 
-export type ValueType = 'i32' | 'i64' | 'f32' | 'f64';
+export type ValueType = 'i32' | 'i64' | 'f32' | 'f64' | 'v128';
 
-/** The JavaScript carrier of each value type: i64 is a bigint, everything else a number. */
-export type ValueOf<T extends ValueType> = T extends 'i64' ? bigint : number;
+/**
+ * The JavaScript carrier of each value type: i64 is a bigint, v128 its 16 bytes (a
+ * `Uint8Array`, byte 0 the lowest — memory order), everything else a number.
+ */
+export type ValueOf<T extends ValueType> = T extends 'i64' ? bigint : T extends 'v128' ? Uint8Array : number;
 
 const I32_MIN = -(2 ** 31);
 const U32_MAX = 2 ** 32 - 1;
@@ -18,9 +22,13 @@ const U64_MAX = 2n ** 64n - 1n;
 
 export class Value<T extends ValueType = ValueType> {
   private constructor(
-    /** `'i32' | 'i64' | 'f32' | 'f64'`. */
+    /** `'i32' | 'i64' | 'f32' | 'f64' | 'v128'`. */
     readonly type: T,
-    /** A number (i32 as a signed integer, f32 already rounded to single precision) or, for i64, a signed bigint. */
+    /**
+     * A number (i32 as a signed integer, f32 already rounded to single precision), for i64 a
+     * signed bigint, for v128 the value's own copy of its 16 bytes (do not modify it: a
+     * `Uint8Array` cannot be frozen).
+     */
     readonly value: ValueOf<T>,
   ) {
     Object.freeze(this);
@@ -62,29 +70,64 @@ export class Value<T extends ValueType = ValueType> {
     return new Value('f64', x);
   }
 
-  /** Whether `other` is a value of the same type with the same payload (NaN equals NaN). */
-  equals(other: Value): boolean {
-    return other instanceof Value && other.type === this.type && Object.is(other.value, this.value);
+  /**
+   * A 128-bit SIMD value from its 16 bytes in memory order (byte 0 is the lowest, as
+   * `v128.store` writes it). The bytes are copied. Throws `TypeError` for anything but a
+   * `Uint8Array` (a Node `Buffer` is one), `RangeError` unless it holds exactly 16 bytes.
+   */
+  static v128(bytes: Uint8Array): Value<'v128'> {
+    if (!(bytes instanceof Uint8Array)) throw new TypeError(`Value.v128: ${describe(bytes)} is not a Uint8Array`);
+    if (bytes.length !== 16) throw new RangeError(`Value.v128: a v128 is 16 bytes, got ${bytes.length}`);
+    return new Value('v128', Uint8Array.from(bytes));
   }
 
-  /** sandboxd's rendering: `I32(42)`, `I64(-1)`, `F32(1.5)`, `F64(0.1)`, `F64(NaN)`, `F32(inf)`. */
+  /** Whether `other` is a value of the same type with the same payload (NaN equals NaN; v128 byte by byte). */
+  equals(other: Value): boolean {
+    if (!(other instanceof Value) || other.type !== this.type) return false;
+    if (this.value instanceof Uint8Array) {
+      const a = this.value;
+      const b = other.value as Uint8Array;
+      return a.length === b.length && a.every((x, i) => x === b[i]);
+    }
+    return Object.is(other.value, this.value);
+  }
+
+  /**
+   * sandboxd's rendering: `I32(42)`, `I64(-1)`, `F32(1.5)`, `F64(0.1)`, `F64(NaN)`, `F32(inf)`;
+   * a v128 as `V128(0x…)`, 32 hex digits of the little-endian 128-bit number (byte 15 first).
+   */
   toString(): string {
     switch (this.type) {
       case 'i32': return `I32(${this.value})`;
       case 'i64': return `I64(${this.value})`;
       case 'f32': return `F32(${formatFloatDebug(this.value as number, 'f32')})`;
-      default: return `F64(${formatFloatDebug(this.value as number, 'f64')})`;
+      case 'f64': return `F64(${formatFloatDebug(this.value as number, 'f64')})`;
+      default: return `V128(${v128Hex(this.value as Uint8Array)})`;
     }
   }
 
-  /** JSON has no bigint: i64 values serialise as decimal strings. */
+  /** JSON has no bigint or bytes: i64 values serialise as decimal strings, v128 values as `0x` and 32 hex digits. */
   toJSON(): { type: ValueType; value: number | string } {
-    return { type: this.type, value: typeof this.value === 'bigint' ? this.value.toString() : this.value };
+    const v = this.value;
+    return { type: this.type, value: typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? v128Hex(v) : (v as number) };
   }
 
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return this.toString();
   }
+}
+
+/** `0x` and 32 hex digits: the 128-bit number whose little-endian bytes are `bytes` (byte 15 first). */
+function v128Hex(bytes: Uint8Array): string {
+  let hex = '0x';
+  for (let i = 15; i >= 0; i--) hex += bytes[i]!.toString(16).padStart(2, '0');
+  return hex;
+}
+
+function describe(x: unknown): string {
+  if (x === null) return 'null';
+  if (typeof x === 'object' || typeof x === 'function') return (x as object).constructor?.name ?? typeof x;
+  return typeof x === 'bigint' ? `${x}n` : String(x);
 }
 
 const F32_EXP_HIGH = Math.fround(1e16);
