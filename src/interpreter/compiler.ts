@@ -18,11 +18,11 @@
  * instruction does it before a loop header or a label reached by falling through.
  */
 import { DecodeError, Feature, formatOpcode, refuseValidation, ValidationError } from './errors.js';
-import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, NEGATED_COMPARE, Op } from './opcodes.js';
+import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, Narrow, NEGATED_COMPARE, Op } from './opcodes.js';
 import { ByteReader } from './reader.js';
 import {
   EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
-  type FuncType, type GlobalType, type ModuleIR, type TableType, type ValType,
+  type FuncType, type GlobalType, type MemoryType, type ModuleIR, type TableType, type ValType, addressType,
   isRefType, valTypeName,
 } from './types.js';
 import {
@@ -34,6 +34,10 @@ import { SimdMove } from './simd-dispatch.js';
 import { simdOpInfo } from './simd-ops.js';
 import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
+
+/** WebAssembly's i64.extend_i32_s and _u, which turn a 32-bit size into memory64's i64. */
+const I64_EXTEND_I32_S = 0xac;
+const I64_EXTEND_I32_U = 0xad;
 
 /** Slots (of 64 bits) a value of type `t` takes in a frame. */
 function slotWidth(t: number): number {
@@ -101,7 +105,7 @@ export interface ModuleContext {
   readonly numImportedFuncs: number;
   readonly tables: readonly TableType[];
   readonly globals: readonly GlobalType[];
-  readonly memoryCount: number;
+  readonly memories: readonly MemoryType[];
   readonly declaredRefs: ReadonlySet<number>;
 }
 
@@ -354,6 +358,13 @@ class FunctionTranslator {
     const next = this.offs[h]! + slotWidth(type);
     this.offs[h + 1] = next;
     if (next > this.maxTemp) this.maxTemp = next;
+  }
+
+  /** A slot above the stack's top, free for one instruction's intermediate value. */
+  private scratchSlot(): number {
+    const offset = this.offs[this.sp]!;
+    if (offset + 1 > this.maxTemp) this.maxTemp = offset + 1;
+    return this.tempBase + offset;
   }
 
   /** Pushes a value held in its own slot and returns that slot. */
@@ -841,7 +852,9 @@ class FunctionTranslator {
         if (typeIndex >= this.ctx.ir.types.length) this.invalid(`unknown type ${typeIndex}`);
         if (table >= this.ctx.tables.length) this.invalid(`unknown table ${table}`);
         if (this.ctx.tables[table]!.elemType !== FUNCREF) this.invalid('type mismatch: call_indirect on a table of externref');
-        const indexSlot = this.pop(I32);
+        const at = this.tableAddress(table);
+        const indexSlot = this.pop(at);
+        this.narrowOperands(Narrow.TableCheck, [[indexSlot, at]]);
         this.call(this.ctx.ir.types[typeIndex]!, Op.CallIndirect, typeIndex, table, indexSlot);
         return;
       }
@@ -859,7 +872,9 @@ class FunctionTranslator {
         if (typeIndex >= this.ctx.ir.types.length) this.invalid(`unknown type ${typeIndex}`);
         if (table >= this.ctx.tables.length) this.invalid(`unknown table ${table}`);
         if (this.ctx.tables[table]!.elemType !== FUNCREF) this.invalid('type mismatch: return_call_indirect on a table of externref');
-        const indexSlot = this.pop(I32);
+        const at = this.tableAddress(table);
+        const indexSlot = this.pop(at);
+        this.narrowOperands(Narrow.TableCheck, [[indexSlot, at]]);
         this.tailCall(this.ctx.ir.types[typeIndex]!, 1, typeIndex, table, indexSlot);
         return;
       }
@@ -920,33 +935,51 @@ class FunctionTranslator {
       }
       case 0x25: { // table.get
         const t = this.tableIndex();
-        const i = this.pop(I32);
+        const at = this.tableAddress(t);
+        const i = this.pop(at);
         this.charge();
         const d = this.push(this.ctx.tables[t]!.elemType);
+        this.narrowOperands(Narrow.TableCheck, [[i, at]]);
         if (this.live) this.emitProducer(Op.TableGet, d, 2, t, i * 2);
         return;
       }
       case 0x26: { // table.set
         const t = this.tableIndex();
+        const at = this.tableAddress(t);
         const v = this.pop(this.ctx.tables[t]!.elemType);
-        const i = this.pop(I32);
+        const i = this.pop(at);
         this.charge();
+        this.narrowOperands(Narrow.TableCheck, [[i, at]]);
         if (this.live) this.emit3(Op.TableSet, t, i * 2, v * 2);
         return;
       }
       case 0x3f: { // memory.size
         const mem = this.memoryIndex('memory.size');
+        const at = addressType(this.ctx.memories[mem]!);
         this.charge();
-        const d = this.push(I32);
-        this.onMemory(mem, () => this.emitProducer(Op.MemorySize, d, 0));
+        const d = this.push(at);
+        this.onMemory(mem, () => {
+          this.emitProducer(Op.MemorySize, d, 0);
+          if (at === I64) this.emitProducer(I64_EXTEND_I32_U, d, 1, d * 2);
+        });
         return;
       }
       case 0x40: { // memory.grow
         const mem = this.memoryIndex('memory.grow');
-        const a = this.pop(I32);
+        const at = addressType(this.ctx.memories[mem]!);
+        const a = this.pop(at);
         this.charge();
-        const d = this.push(I32);
-        this.onMemory(mem, () => this.emitProducer(Op.MemoryGrow, d, 1, a * 2));
+        const d = this.push(at);
+        this.onMemory(mem, () => {
+          if (at === I64) {
+            // A delta of 2^32 pages or more fails like any too large one: -1.
+            this.emitNarrow(Narrow.Clamp, a, d);
+            this.emitProducer(Op.MemoryGrow, d, 1, d * 2);
+            this.emitProducer(I64_EXTEND_I32_S, d, 1, d * 2);
+          } else {
+            this.emitProducer(Op.MemoryGrow, d, 1, a * 2);
+          }
+        });
         return;
       }
       case 0x41: { // i32.const
@@ -1018,6 +1051,16 @@ class FunctionTranslator {
     return x;
   }
 
+  /** The index type of table `t`: i64 for a table64. */
+  private tableAddress(t: number): ValType {
+    return addressType(this.ctx.tables[t]!);
+  }
+
+  /** The address type of memory `mem`: i64 for memory64. */
+  private memoryAddress(mem: number): ValType {
+    return addressType(this.ctx.memories[mem]!);
+  }
+
   private tableIndex(): number {
     const t = this.r.u32();
     if (t >= this.ctx.tables.length) this.invalid(`unknown table ${t}`);
@@ -1035,7 +1078,7 @@ class FunctionTranslator {
   }
 
   private requireMemory(mem: number): void {
-    if (mem >= this.ctx.memoryCount) this.invalid(`unknown memory ${mem}`);
+    if (mem >= this.ctx.memories.length) this.invalid(`unknown memory ${mem}`);
   }
 
   /**
@@ -1055,15 +1098,39 @@ class FunctionTranslator {
       }
       align -= 0x40;
     }
-    this.margOffset = r.u32() | 0;
+    // memory64 reads the offset as a u64, and a 32-bit memory's must fit in 32 bits.
+    const offset = this.ctx.features.has(Feature.Memory64) ? r.u64() : r.u32();
     this.requireMemory(mem);
+    const is64 = this.ctx.memories[mem]!.is64 === true;
+    if (offset > 0xffffffff && !is64) this.invalid('offset out of range');
     this.margAlign = align;
     this.margMemory = mem;
+    this.margIs64 = is64;
+    this.margOffsetHuge = offset > 0xffffffff;
+    this.margOffset = this.margOffsetHuge ? 0 : offset | 0;
   }
 
   private margAlign = 0;
   private margMemory = 0;
   private margOffset = 0;
+  /** The memory is addressed by i64 (memory64). */
+  private margIs64 = false;
+  /** A memory64 offset of 2^32 or more: every access traps, since no memory here is that large. */
+  private margOffsetHuge = false;
+
+  /**
+   * Emits a `Narrow64` of the i64 in `slot`: instructions on a memory64 memory or table64
+   * table work on 32-bit addresses and sizes, which is all any memory or table here can
+   * have, so a 64-bit operand is checked (or clamped) to its low half (opcodes.ts).
+   */
+  private emitNarrow(mode: number, slot: number, dst = 0): void {
+    if (this.live) this.emit3(Op.Narrow64, mode, dst * 2, slot * 2);
+  }
+
+  /** Narrows, with `mode`, each operand slot whose type is i64. */
+  private narrowOperands(mode: number, operands: readonly (readonly [slot: number, type: ValType])[]): void {
+    for (const [slot, type] of operands) if (type === I64) this.emitNarrow(mode, slot);
+  }
 
   /**
    * Emits what `emit` emits, on memory `mem`: the dispatch loop keeps memory 0 at hand, so an
@@ -1307,20 +1374,26 @@ class FunctionTranslator {
     const mem = this.margMemory;
     if (this.margAlign > MAX_MEMORY_ALIGN[op - 0x28]!) this.invalid('alignment must not be larger than natural');
     this.charge();
+    const is64 = this.margIs64;
+    const huge = this.margOffsetHuge;
     if (op <= 0x35) {
       const resultType = op === 0x28 || (op >= 0x2c && op <= 0x2f) ? I32
         : op === 0x2a ? F32 : op === 0x2b ? F64 : I64;
-      const [base, add] = this.takeAddress(this.sp - 1);
-      const addr = this.pop(I32);
+      const [base, add] = is64 ? [-1, 0] : this.takeAddress(this.sp - 1);
+      const addr = this.pop(is64 ? I64 : I32);
       const d = this.push(resultType);
-      this.onMemory(mem, () => this.emitProducer(op, d, 3, base < 0 ? addr * 2 : base, offset, add));
+      this.onMemory(mem, () => {
+        if (is64) this.emitNarrow(huge ? Narrow.MemoryAlwaysTraps : Narrow.MemoryCheck, addr);
+        this.emitProducer(op, d, 3, base < 0 ? addr * 2 : base, offset, add);
+      });
     } else {
       const valueType = op === 0x36 || op === 0x3a || op === 0x3b ? I32
         : op === 0x38 ? F32 : op === 0x39 ? F64 : I64;
-      const [base, add] = this.takeAddress(this.sp - 2);
+      const [base, add] = is64 ? [-1, 0] : this.takeAddress(this.sp - 2);
       const v = this.pop(valueType);
-      const addr = this.pop(I32);
+      const addr = this.pop(is64 ? I64 : I32);
       this.onMemory(mem, () => {
+        if (is64) this.emitNarrow(huge ? Narrow.MemoryAlwaysTraps : Narrow.MemoryCheck, addr);
         this.out.push5(op, base < 0 ? addr * 2 : base, v * 2, offset, add);
         this.lastDst = -1;
       });
@@ -1401,10 +1474,12 @@ class FunctionTranslator {
         const seg = r.u32();
         const mem = this.memoryIndex('memory.init');
         this.requireDataSegment(seg);
+        const at = this.memoryAddress(mem);
         const n = this.pop(I32);
         const s = this.pop(I32);
-        const d = this.pop(I32);
+        const d = this.pop(at);
         this.charge();
+        this.narrowOperands(Narrow.MemoryCheck, [[d, at]]);
         if (this.live) {
           this.emit4(Op.MemoryInit, seg, d * 2, s * 2, n * 2);
           this.out.push(mem);
@@ -1421,10 +1496,14 @@ class FunctionTranslator {
       case 10: { // memory.copy
         const dstMem = this.memoryIndex('memory.copy');
         const srcMem = this.memoryIndex('memory.copy');
-        const n = this.pop(I32);
-        const s = this.pop(I32);
-        const d = this.pop(I32);
+        const dt = this.memoryAddress(dstMem);
+        const st = this.memoryAddress(srcMem);
+        const nt = dt === I64 && st === I64 ? I64 : I32;
+        const n = this.pop(nt);
+        const s = this.pop(st);
+        const d = this.pop(dt);
         this.charge();
+        this.narrowOperands(Narrow.MemoryCheck, [[d, dt], [s, st], [n, nt]]);
         if (this.live) {
           this.emit4(Op.MemoryCopy, d * 2, s * 2, n * 2, dstMem);
           this.out.push(srcMem);
@@ -1433,10 +1512,12 @@ class FunctionTranslator {
       }
       case 11: { // memory.fill
         const mem = this.memoryIndex('memory.fill');
-        const n = this.pop(I32);
+        const at = this.memoryAddress(mem);
+        const n = this.pop(at);
         const v = this.pop(I32);
-        const d = this.pop(I32);
+        const d = this.pop(at);
         this.charge();
+        this.narrowOperands(Narrow.MemoryCheck, [[d, at], [n, at]]);
         if (this.live) this.emit4(Op.MemoryFill, d * 2, v * 2, n * 2, mem);
         return;
       }
@@ -1446,10 +1527,12 @@ class FunctionTranslator {
         const elems = this.ctx.ir.elements;
         if (seg >= elems.length) this.invalid(`unknown elem segment ${seg}`);
         if (elems[seg]!.elemType !== this.ctx.tables[t]!.elemType) this.invalid('type mismatch: table.init segment and table types differ');
+        const at = this.tableAddress(t);
         const n = this.pop(I32);
         const s = this.pop(I32);
-        const d = this.pop(I32);
+        const d = this.pop(at);
         this.charge();
+        this.narrowOperands(Narrow.TableCheck, [[d, at]]);
         if (this.live) {
           this.out.push4(Op.TableInit, t, seg, d * 2);
           this.out.push2(s * 2, n * 2);
@@ -1468,10 +1551,14 @@ class FunctionTranslator {
         const dst = this.tableIndex();
         const src = this.tableIndex();
         if (this.ctx.tables[dst]!.elemType !== this.ctx.tables[src]!.elemType) this.invalid('type mismatch: table.copy between tables of different types');
-        const n = this.pop(I32);
-        const s = this.pop(I32);
-        const d = this.pop(I32);
+        const dt = this.tableAddress(dst);
+        const st = this.tableAddress(src);
+        const nt = dt === I64 && st === I64 ? I64 : I32;
+        const n = this.pop(nt);
+        const s = this.pop(st);
+        const d = this.pop(dt);
         this.charge();
+        this.narrowOperands(Narrow.TableCheck, [[d, dt], [s, st], [n, nt]]);
         if (this.live) {
           this.out.push4(Op.TableCopy, dst, src, d * 2);
           this.out.push2(s * 2, n * 2);
@@ -1481,26 +1568,42 @@ class FunctionTranslator {
       }
       case 15: { // table.grow
         const t = this.tableIndex();
-        const n = this.pop(I32);
+        const at = this.tableAddress(t);
+        const n = this.pop(at);
         const init = this.pop(this.ctx.tables[t]!.elemType);
         this.charge();
-        const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.TableGrow, d, 3, t, init * 2, n * 2);
+        const d = this.push(at);
+        if (!this.live) return;
+        if (at === I64) {
+          // A delta of 2^32 elements or more fails like any too large one: -1. (Clamped into
+          // a free slot: d may be where init still is.)
+          const delta = this.scratchSlot();
+          this.emitNarrow(Narrow.Clamp, n, delta);
+          this.emitProducer(Op.TableGrow, d, 3, t, init * 2, delta * 2);
+          this.emitProducer(I64_EXTEND_I32_S, d, 1, d * 2);
+        } else {
+          this.emitProducer(Op.TableGrow, d, 3, t, init * 2, n * 2);
+        }
         return;
       }
       case 16: { // table.size
         const t = this.tableIndex();
+        const at = this.tableAddress(t);
         this.charge();
-        const d = this.push(I32);
-        if (this.live) this.emitProducer(Op.TableSize, d, 1, t);
+        const d = this.push(at);
+        if (!this.live) return;
+        this.emitProducer(Op.TableSize, d, 1, t);
+        if (at === I64) this.emitProducer(I64_EXTEND_I32_U, d, 1, d * 2);
         return;
       }
       case 17: { // table.fill
         const t = this.tableIndex();
-        const n = this.pop(I32);
+        const at = this.tableAddress(t);
+        const n = this.pop(at);
         const v = this.pop(this.ctx.tables[t]!.elemType);
-        const i = this.pop(I32);
+        const i = this.pop(at);
         this.charge();
+        this.narrowOperands(Narrow.TableCheck, [[i, at], [n, at]]);
         if (this.live) this.emit4(Op.TableFill, t, i * 2, v * 2, n * 2);
         return;
       }
@@ -1546,8 +1649,11 @@ class FunctionTranslator {
       case 'none':
         break;
     }
+    // A memory instruction's address (its first operand) has its memory's address type.
+    const isMemory = info.imm === 'memarg' || info.imm === 'memargLane';
+    const params = isMemory ? [this.memoryAddress(mem), ...info.params.slice(1)] : info.params;
     const operands: number[] = [];
-    for (let i = info.params.length - 1; i >= 0; i--) operands[i] = this.pop(info.params[i]!) * 2;
+    for (let i = params.length - 1; i >= 0; i--) operands[i] = this.pop(params[i]!) * 2;
     this.charge();
     const d = info.results.length > 0 ? this.push(info.results[0]!) : -1;
     if (!this.live) return;
@@ -1556,7 +1662,12 @@ class FunctionTranslator {
     const words = [...operands, ...(info.entry === 'const' || info.entry === 'shuffle' ? [] : immediates)];
     if (info.imm === 'memarg' || info.imm === 'memargLane') words.push(offset);
     if (info.entry === 'const' || info.entry === 'shuffle') words.push(...immediates);
-    this.onMemory(mem, () => this.emitSimd(sub, d, words));
+    this.onMemory(mem, () => {
+      if (isMemory && params[0] === I64) {
+        this.emitNarrow(this.margOffsetHuge ? Narrow.MemoryAlwaysTraps : Narrow.MemoryCheck, operands[0]! / 2);
+      }
+      this.emitSimd(sub, d, words);
+    });
   }
 
   /** A lane index byte, checked against the shape's lane count. */

@@ -219,38 +219,48 @@ class Decoder extends ByteReader {
   }
 
   /**
-   * Limits. The flag is 0 or 1 in WebAssembly 2.0, and the suite expects "integer too large"
-   * for any other value below 0x80; the bits later proposals give it are refused as theirs.
+   * Limits and their flags: bit 0 a maximum, bit 1 shared (threads; memories only), bit 2
+   * 64-bit (memory64, table64). A bit outside the compile's features is refused naming its
+   * feature; with the WebAssembly 2.0 features the suite expects "integer too large" for any
+   * other flag below 0x80, and the 3.0 binary format says "malformed limits flags".
    */
-  limits(of: 'memory' | 'table'): Limits {
+  limits(of: 'memory' | 'table'): { limits: Limits; is64: boolean; shared: boolean } {
     const at = this.pos;
     const flag = this.u8();
-    if (flag & 0x7e) {
+    const features = this.features;
+    const allowed = 0x01
+      | (features.has(of === 'memory' ? Feature.Memory64 : Feature.Table64) ? 0x04 : 0)
+      | (of === 'memory' && features.has(Feature.SharedMemory) ? 0x02 : 0);
+    if (flag & ~allowed) {
       const feature = flag & 0x80 || flag & 0x70 ? null
-        : flag & 0x04 ? (of === 'memory' ? Feature.Memory64 : Feature.Table64)
-          : flag & 0x02 ? (of === 'memory' ? Feature.SharedMemory : Feature.SharedTable)
-            : of === 'memory' ? Feature.CustomPageSizes : null;
-      if (feature !== null) throw refuseDecode(feature, `${of} limits flags ${formatOpcode(flag)}`, at, 'integer too large');
-      this.fail('integer too large', at);
+        : flag & 0x04 && !(allowed & 0x04) ? (of === 'memory' ? Feature.Memory64 : Feature.Table64)
+          : flag & 0x02 && !(allowed & 0x02) ? (of === 'memory' ? Feature.SharedMemory : Feature.SharedTable)
+            : flag & 0x08 && of === 'memory' ? Feature.CustomPageSizes : null;
+      const wording = features.has(Feature.Memory64) ? 'malformed limits flags' : 'integer too large';
+      if (feature !== null) throw refuseDecode(feature, `${of} limits flags ${formatOpcode(flag)}`, at, wording);
+      if (wording === 'malformed limits flags') this.fail(wording, at);
+      if (flag & 0x7e) this.fail('integer too large', at);
+      this.fail('integer representation too long', this.pos);
     }
-    if (flag & 0x80) this.fail('integer representation too long', this.pos);
-    const min = this.u32();
-    const max = flag === 1 ? this.u32() : null;
-    return { min, max };
+    const is64 = (flag & 0x04) !== 0;
+    const min = is64 ? this.u64() : this.u32();
+    const max = flag & 0x01 ? (is64 ? this.u64() : this.u32()) : null;
+    return { limits: { min, max }, is64, shared: (flag & 0x02) !== 0 };
   }
 
   tableType(): TableType {
     const elemType = this.refType();
-    return { elemType, limits: this.limits('table') };
+    const { limits, is64 } = this.limits('table');
+    return { elemType, limits, is64 };
   }
 
   memoryType(): MemoryType {
     const at = this.pos;
-    const limits = this.limits('memory');
+    const { limits, is64 } = this.limits('memory');
     if (++this.memoryCount === 2) {
       this.requireFeature(Feature.MultiMemory, 'a second memory', at, 'multiple memories');
     }
-    return { limits };
+    return { limits, is64 };
   }
 
   globalType(): GlobalType {

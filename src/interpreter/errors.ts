@@ -107,6 +107,10 @@ export const TrapKind = {
   NullReference: 'null reference',
   Interrupt: 'interrupt',
   OutOfFuel: 'all fuel consumed by WebAssembly',
+  /** An atomic instruction's effective address is not a multiple of its access size (threads). */
+  UnalignedAtomic: 'unaligned atomic',
+  /** memory.atomic.wait32/64 on a memory that is not shared (threads). */
+  AtomicWaitNonSharedMemory: 'atomic wait on non-shared memory',
 } as const;
 
 export type TrapKind = (typeof TrapKind)[keyof typeof TrapKind];

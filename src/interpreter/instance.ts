@@ -113,6 +113,8 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
     const seg = ir.elements[i]!;
     if (seg.mode === 'active') {
       evalConst(inst, seg.offset!, scratch);
+      // A 64-bit offset of 2^32 or more is past any table this engine makes.
+      if (scratch.hi !== 0 && inst.tables[seg.table]!.type.is64 === true) throw new Trap(TrapKind.TableOutOfBounds);
       initTable(inst, seg.table, i, scratch.lo >>> 0, 0, seg.init.length, meter);
       yield* paced(meter, i);
     }
@@ -122,6 +124,8 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
     const seg = ir.data[i]!;
     if (seg.mode !== 'active') continue;
     evalConst(inst, seg.offset!, scratch);
+    // A 64-bit offset of 2^32 or more is past any memory this engine makes.
+    if (scratch.hi !== 0 && inst.memories[seg.memory]!.type.is64 === true) throw new Trap(TrapKind.MemoryOutOfBounds);
     initMemory(inst, seg.memory, i, scratch.lo >>> 0, 0, seg.bytes.length, meter);
     inst.dataSegments[i] = EMPTY_BYTES;
     yield* paced(meter, i);
@@ -310,10 +314,12 @@ function checkImport(store: Store, module: CompiledModule, imp: Import, value: E
     case 'table':
       if (!(value instanceof TableInst)) return mismatch('expected a table');
       if (value.type.elemType !== d.type.elemType) return mismatch('element types differ');
+      if ((value.type.is64 === true) !== (d.type.is64 === true)) return mismatch('index types differ');
       if (!limitsMatch(value.size, value.type.limits.max, d.type.limits)) return mismatch('table limits do not match');
       return;
     case 'memory':
       if (!(value instanceof MemoryInst)) return mismatch('expected a memory');
+      if ((value.type.is64 === true) !== (d.type.is64 === true)) return mismatch('address types differ');
       if (!limitsMatch(value.pages, value.type.limits.max, d.type.limits)) return mismatch('memory limits do not match');
       return;
     case 'global':

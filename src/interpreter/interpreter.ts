@@ -15,7 +15,7 @@ import type { Execution, Status, TailCallOutcome } from './execution.js';
 import type { Instance } from './instance.js';
 import { bulkOperation } from './bulk.js';
 import * as N from './numeric.js';
-import { Op } from './opcodes.js';
+import { Narrow, Op } from './opcodes.js';
 import { simdOperation } from './simd-dispatch.js';
 import type { MemoryInst } from './store.js';
 
@@ -26,6 +26,18 @@ export const MAX_SLICE_FUEL = 2 ** 30;
 
 function memoryTrap(): Trap {
   return new Trap(TrapKind.MemoryOutOfBounds);
+}
+
+/** `Narrow64 mode d a` (opcodes.ts): the i64 at word `a` checked, or clamped into `d`. */
+function narrow64(mode: number, s32: Int32Array, d: number, a: number): void {
+  const high = s32[a + 1]!;
+  if (mode === Narrow.Clamp) {
+    s32[d] = high !== 0 ? -1 : s32[a]!;
+    return;
+  }
+  if (high !== 0 || mode === Narrow.MemoryAlwaysTraps) {
+    throw new Trap(mode === Narrow.TableCheck ? TrapKind.TableOutOfBounds : TrapKind.MemoryOutOfBounds);
+  }
 }
 
 /**
@@ -301,6 +313,10 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         }
         case 0x22: /* Simd */
           pc = simdOperation(inst, mem, code, pc, s32, f32, f64, base);
+          continue;
+        case 0x25: /* Narrow64 */
+          narrow64(code[pc + 1]!, s32, base + code[pc + 2]!, base + code[pc + 3]!);
+          pc += 4;
           continue;
         case 0x24: /* UseMemory */
           ex.memoryIndex = code[pc + 1]!;

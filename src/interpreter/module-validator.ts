@@ -14,6 +14,9 @@ import {
   V128_CONST_OP,
   type ConstExpr,
   type GlobalType,
+  type MemoryType,
+  type TableType,
+  addressType,
   type Limits,
   type ModuleIR,
   type ValType,
@@ -109,6 +112,20 @@ function checkLimits(l: Limits, range: number, rangeMessage: string): void {
 
 const MEMORY_RANGE_MESSAGE = 'memory size must be at most 65536 pages (4GiB)';
 const TABLE_RANGE_MESSAGE = 'table size must be at most 2^32-1';
+/** memory64: at most 2^48 pages (the address space of 2^64 bytes), as the reference interpreter says. */
+const MEMORY64_PAGES = 2 ** 48;
+const MEMORY64_RANGE_MESSAGE = 'memory size must be at most 2^48 pages';
+const TABLE64_RANGE_MESSAGE = 'table size must be at most 2^64-1';
+
+function checkMemory(t: MemoryType): void {
+  if (t.is64 === true) checkLimits(t.limits, MEMORY64_PAGES, MEMORY64_RANGE_MESSAGE);
+  else checkLimits(t.limits, MAX_MEMORY_PAGES, MEMORY_RANGE_MESSAGE);
+}
+
+function checkTable(t: TableType): void {
+  if (t.is64 === true) checkLimits(t.limits, 2 ** 64, TABLE64_RANGE_MESSAGE);
+  else checkLimits(t.limits, 0xffffffff, TABLE_RANGE_MESSAGE);
+}
 
 /** Validates everything in `m` except function bodies; throws ValidationError. */
 export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES): void {
@@ -116,8 +133,8 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
 
   // Index spaces: imports first.
   const funcTypes: number[] = [];
-  const tableElemTypes: ValType[] = [];
-  let memoryCount = 0;
+  const tables: TableType[] = [];
+  const memories: MemoryType[] = [];
   const importedGlobals: GlobalType[] = [];
 
   for (const imp of m.imports) {
@@ -128,12 +145,12 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
         funcTypes.push(desc.typeIndex);
         break;
       case 'table':
-        checkLimits(desc.type.limits, 0xffffffff, TABLE_RANGE_MESSAGE);
-        tableElemTypes.push(desc.type.elemType);
+        checkTable(desc.type);
+        tables.push(desc.type);
         break;
       case 'memory':
-        checkLimits(desc.type.limits, MAX_MEMORY_PAGES, MEMORY_RANGE_MESSAGE);
-        memoryCount++;
+        checkMemory(desc.type);
+        memories.push(desc.type);
         break;
       case 'global':
         importedGlobals.push(desc.type);
@@ -149,13 +166,14 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
     fail('function and code section have inconsistent lengths');
   }
   for (const t of m.tables) {
-    checkLimits(t.limits, 0xffffffff, TABLE_RANGE_MESSAGE);
-    tableElemTypes.push(t.elemType);
+    checkTable(t);
+    tables.push(t);
   }
   for (const mem of m.memories) {
-    checkLimits(mem.limits, MAX_MEMORY_PAGES, MEMORY_RANGE_MESSAGE);
-    memoryCount++;
+    checkMemory(mem);
+    memories.push(mem);
   }
+  const memoryCount = memories.length;
   // The decoder refuses a second memory at its offset; this is for a ModuleIR made otherwise.
   if (memoryCount > 1 && !features.has(Feature.MultiMemory)) throw refuseValidation(Feature.MultiMemory, `${memoryCount} memories`, -1, 'multiple memories');
 
@@ -165,20 +183,21 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
 
   for (const seg of m.elements) {
     if (seg.mode === 'active') {
-      const tableType = tableElemTypes[seg.table];
-      if (tableType === undefined) fail(`unknown table ${seg.table}`);
+      const table = tables[seg.table];
+      if (table === undefined) fail(`unknown table ${seg.table}`);
       if (seg.offset === null) fail('type mismatch');
-      checkConstExpr(ctx, seg.offset, I32);
-      if (tableType !== seg.elemType) fail('type mismatch');
+      checkConstExpr(ctx, seg.offset, addressType(table));
+      if (table.elemType !== seg.elemType) fail('type mismatch');
     }
     for (const e of seg.init) checkConstExpr(ctx, e, seg.elemType);
   }
 
   for (const seg of m.data) {
     if (seg.mode === 'active') {
-      if (seg.memory >= memoryCount) fail(`unknown memory ${seg.memory}`);
+      const memory = memories[seg.memory];
+      if (memory === undefined) fail(`unknown memory ${seg.memory}`);
       if (seg.offset === null) fail('type mismatch');
-      checkConstExpr(ctx, seg.offset, I32);
+      checkConstExpr(ctx, seg.offset, addressType(memory));
     }
   }
   if (m.dataCount !== null && m.dataCount !== m.data.length) {
@@ -199,7 +218,7 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
         if (ex.index >= funcTypes.length) fail(`unknown function ${ex.index}`);
         break;
       case 'table':
-        if (ex.index >= tableElemTypes.length) fail(`unknown table ${ex.index}`);
+        if (ex.index >= tables.length) fail(`unknown table ${ex.index}`);
         break;
       case 'memory':
         if (ex.index >= memoryCount) fail(`unknown memory ${ex.index}`);

@@ -9,7 +9,7 @@ import { signatureKey } from './store.js';
 import { decodeModuleInSteps } from './decoder.js';
 import { declaredFunctionRefs, validateModule } from './module-validator.js';
 import { Feature, SIMD_UNSUPPORTED, ValidationError } from './errors.js';
-import { type FuncType, type GlobalType, type ModuleIR, type TableType, V128 } from './types.js';
+import { type FuncType, type GlobalType, type MemoryType, type ModuleIR, type TableType, V128 } from './types.js';
 
 export class CompiledModule {
   /** Function types by function index, imports first. */
@@ -46,20 +46,20 @@ function layoutOf(ir: ModuleIR, features: FeatureSet): ModuleContext {
   const funcTypes: FuncType[] = [];
   const tables: TableType[] = [];
   const globals: GlobalType[] = [];
-  let memoryCount = 0;
+  const memories: MemoryType[] = [];
   for (const imp of ir.imports) {
     const d = imp.desc;
     if (d.kind === 'func') funcTypes.push(ir.types[d.typeIndex]!);
     else if (d.kind === 'table') tables.push(d.type);
     else if (d.kind === 'global') globals.push(d.type);
-    else memoryCount++;
+    else memories.push(d.type);
   }
   const numImportedFuncs = funcTypes.length;
   for (const t of ir.functions) funcTypes.push(ir.types[t]!);
   tables.push(...ir.tables);
   for (const g of ir.globals) globals.push(g.type);
-  memoryCount += ir.memories.length;
-  return { ir, features, funcTypes, numImportedFuncs, tables, globals, memoryCount, declaredRefs: declaredFunctionRefs(ir) };
+  memories.push(...ir.memories);
+  return { ir, features, funcTypes, numImportedFuncs, tables, globals, memories, declaredRefs: declaredFunctionRefs(ir) };
 }
 
 /**

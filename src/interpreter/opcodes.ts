@@ -62,6 +62,11 @@ export const Op = {
    * with `UseMemory k` ... `UseMemory 0`.
    */
   UseMemory: 0x24,
+  /**
+   * `Narrow64 mode d a`: an i64 address, index or size (memory64, table64) made 32-bit, which
+   * is all a memory or table here can have (Narrow says how).
+   */
+  Narrow64: 0x25,
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */
@@ -72,6 +77,18 @@ export const Op = {
   BranchCompareBase: 0x100,
   /** The same with a constant right operand: `op a imm target fuel`. */
   BranchCompareImmBase: 0x10a,
+} as const;
+
+/** Modes of `Narrow64`, on the i64 in `a`. */
+export const Narrow = {
+  /** Trap (out of bounds memory access) unless its high half is 0; it is then used as an i32. */
+  MemoryCheck: 0,
+  /** The same with the table trap (out of bounds table access). */
+  TableCheck: 1,
+  /** Trap: a memory64 access whose offset is 2^32 or more. */
+  MemoryAlwaysTraps: 2,
+  /** d = its low half, or -1 (0xffffffff, which no grow can satisfy) unless its high half is 0. */
+  Clamp: 3,
 } as const;
 
 /**

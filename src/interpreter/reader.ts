@@ -38,6 +38,29 @@ export class ByteReader {
     return this.bytes[p]!;
   }
 
+  /**
+   * Unsigned LEB128, at most 64 bits, as a number: exact up to 2^53, rounded above (only
+   * ever compared with limits far below that).
+   */
+  u64(): number {
+    const bytes = this.bytes;
+    let p = this.pos;
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (p >= this.end) this.eof(p);
+      const b = bytes[p++]!;
+      if (shift === 63) {
+        // The tenth byte holds bit 63 alone.
+        if (b & 0x80) this.fail('integer representation too long', p);
+        if (b > 1) this.fail('integer too large', p - 1);
+      }
+      value += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) break;
+    }
+    this.pos = p;
+    return value;
+  }
+
   /** Unsigned LEB128, at most 32 bits, as a non-negative number. */
   u32(): number {
     const p = this.pos;

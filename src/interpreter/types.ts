@@ -69,10 +69,19 @@ export interface Limits {
 export interface TableType {
   readonly elemType: ValType;
   readonly limits: Limits;
+  /** Indexed by i64 (memory64's table64); absent or false: by i32. */
+  readonly is64?: boolean;
 }
 
 export interface MemoryType {
   readonly limits: Limits;
+  /** Addressed by i64 (memory64); absent or false: by i32. */
+  readonly is64?: boolean;
+}
+
+/** The type of a memory's addresses or a table's indices: i64 with memory64, else i32. */
+export function addressType(t: { readonly is64?: boolean }): ValType {
+  return t.is64 === true ? I64 : I32;
 }
 
 export interface GlobalType {
