@@ -8,6 +8,7 @@ import wabt from 'wabt';
 import { decodeModule } from '../src/interpreter/decoder.js';
 import { ValidationError } from '../src/interpreter/errors.js';
 import { declaredFunctionRefs, validateModule } from '../src/interpreter/module-validator.js';
+import { ALL_FEATURES, type FeatureSet, WASM2_FEATURES } from '../src/interpreter/features.js';
 import {
   EXTERNREF,
   F32,
@@ -38,6 +39,7 @@ function ir(parts: Partial<Mutable<ModuleIR>> = {}): ModuleIR {
     functions,
     tables: [],
     memories: [],
+    tags: [],
     globals: [],
     exports: [],
     start: null,
@@ -76,10 +78,10 @@ const importTable = (elemType = FUNCREF): Import => ({
   desc: { kind: 'table', type: { elemType, limits: { min: 1, max: null } } },
 });
 
-function invalid(m: ModuleIR | (() => ModuleIR), message: string): void {
+function invalid(m: ModuleIR | (() => ModuleIR), message: string, features: FeatureSet = ALL_FEATURES): void {
   let err: unknown;
   try {
-    validateModule(typeof m === 'function' ? m() : m);
+    validateModule(typeof m === 'function' ? m() : m, features);
   } catch (e) {
     err = e;
   }
@@ -147,11 +149,12 @@ describe('limits', () => {
     invalid(ir({ imports: [importMemory(70000)] }), 'memory size must be at most 65536 pages (4GiB)');
   });
 
-  it('allows at most one memory, imports included', () => {
+  it('allows at most one memory, imports included, without multi-memory', () => {
     valid(ir({ imports: [importMemory()] }));
-    invalid(ir({ memories: [{ limits: { min: 0, max: null } }, { limits: { min: 0, max: null } }] }), 'multiple memories');
-    invalid(ir({ imports: [importMemory()], memories: [{ limits: { min: 0, max: null } }] }), 'multiple memories');
-    invalid(ir({ imports: [importMemory(), importMemory()] }), 'multiple memories');
+    invalid(ir({ memories: [{ limits: { min: 0, max: null } }, { limits: { min: 0, max: null } }] }), 'multiple memories', WASM2_FEATURES);
+    invalid(ir({ imports: [importMemory()], memories: [{ limits: { min: 0, max: null } }] }), 'multiple memories', WASM2_FEATURES);
+    invalid(ir({ imports: [importMemory(), importMemory()] }), 'multiple memories', WASM2_FEATURES);
+    valid(ir({ imports: [importMemory(), importMemory()], memories: [{ limits: { min: 0, max: null } }] }));
   });
 
   it('allows several tables', () => {

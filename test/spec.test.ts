@@ -21,7 +21,7 @@ const suite3Present = suiteAvailable(suite3, 'the WebAssembly 3.0 core test suit
  * The 3.0 suite's features (its README's names, test/spec/suite3-features.ts) that the engine
  * runs: the scripts that use no others run here, beside the WebAssembly 2.0-only ones.
  */
-const SUITE3_FEATURES_RUN: ReadonlySet<string> = new Set(['simd', 'relaxed', 'tail']);
+const SUITE3_FEATURES_RUN: ReadonlySet<string> = new Set(['simd', 'relaxed', 'tail', 'multi-mem', 'mem64', 'exn']);
 
 /**
  * Scripts within those features that fail, each because WebAssembly 3.0 changed what it checks
@@ -34,6 +34,7 @@ const SUITE3_FAILING: ReadonlyMap<string, string> = new Map([
   ['binary-gc', 'a malformed GC type is refused as GC, not "malformed mutability"'],
   ['binary-leb128', 'LEB128 limits and offsets of memory64'],
   ['memory', 'memory limits past 32 bits are "memory size" (invalid), not a decoding error'],
+  ['instance', 'its tables have initializer expressions (function references)'],
 ]);
 
 /** The commands given as text (`module_type` `text`): the only ones the harness skips. */
@@ -87,7 +88,8 @@ describe.skipIf(!suite3Present && !suitesRequired())('WebAssembly 3.0 core spec 
 
     const suite = runSuite(profile, files);
     const extra = runSuite(PROFILES['wasm3-extra'], listSpecFiles(join(suite3, 'extra')));
-    for (const s of [suite, extra]) {
+    const legacy = runSuite(PROFILES.legacy, listSpecFiles(join(suite3, 'legacy')));
+    for (const s of [suite, extra, legacy]) {
       expect(s.failed, `spec suite failures:\n${await failureReport(s)}`).toBe(0);
       expect(s.notRun).toBe(0);
       expect(s.passed).toBeGreaterThan(0);

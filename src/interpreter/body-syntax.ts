@@ -10,6 +10,7 @@
  * - The decoder skips the rest of a constant expression once it meets an instruction that is
  *   not constant, so that the remainder of the module is still checked.
  */
+import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
 import { DecodeError, Feature, formatOpcode, refuseDecode } from './errors.js';
 import { ByteReader } from './reader.js';
@@ -37,6 +38,11 @@ const OPCODE_IMM = (() => {
   set(0x10, 0x10, IMM_U32); // call
   set(0x12, 0x12, IMM_U32); // return_call
   set(0x13, 0x13, IMM_SPECIAL); // return_call_indirect
+  set(0x06, 0x07, IMM_SPECIAL); // try, catch (legacy exception handling)
+  set(0x08, 0x09, IMM_U32); // throw, rethrow
+  set(0x0a, 0x0a, IMM_NONE); // throw_ref
+  set(0x18, 0x19, IMM_SPECIAL); // delegate, catch_all (legacy)
+  set(0x1f, 0x1f, IMM_SPECIAL); // try_table
   set(0x11, 0x11, IMM_SPECIAL); // call_indirect
   set(0x1a, 0x1b, IMM_NONE); // drop, select
   set(0x1c, 0x1c, IMM_SPECIAL); // select t*
@@ -57,18 +63,37 @@ const OPCODE_IMM = (() => {
  * is in, checking only that they are well formed. Returns how many of them were constants
  * (i32/i64/f32/f64.const).
  */
-export function skipInstructions(r: ByteReader): number {
-  const scan = new InstructionScan();
+export function skipInstructions(r: ByteReader, features: FeatureSet): number {
+  const scan = new InstructionScan(features);
   scan.advance(r, Infinity);
   return scan.constants;
 }
 
+/** What a scan of a function body counts: what the translator reserves frame slots for. */
+export interface BodyCounts {
+  /** Constant instructions (i32/i64/f32/f64.const). */
+  readonly constants: number;
+  /** Legacy `try` blocks (each keeps its caught exception in a slot, for `rethrow`). */
+  readonly tries: number;
+}
+
+/** Block nesting states: block/loop/try_table; if before and after its else; legacy try before and after a catch. */
+const NEST_BLOCK = 0;
+const NEST_IF = 1;
+const NEST_ELSE = 2;
+const NEST_TRY = 3;
+const NEST_CATCH = 4;
+
 /** skipInstructions, resumable: its state lives here, so that a long body can be scanned in steps. */
 class InstructionScan {
-  /** Block nesting: 0 = block/loop, 1 = if before its else, 2 = if after its else. */
   private readonly nesting: number[] = [];
   /** The constant instructions stepped over so far. */
   constants = 0;
+  /** The legacy `try` blocks stepped over so far. */
+  tries = 0;
+
+  /** `features`: multi-memory's memory indices are read as such only when it is on. */
+  constructor(private readonly features: FeatureSet) {}
 
   /** Scans until the closing `end` (true) or until the cursor has reached `until` (false). */
   advance(r: ByteReader, until: number): boolean {
@@ -92,25 +117,34 @@ class InstructionScan {
           r.u32();
           break;
         case IMM_ZERO:
-          memoryIndexByte(r, op === 0x3f ? 'memory.size' : 'memory.grow');
+          this.memoryIndex(r, op === 0x3f ? 'memory.size' : 'memory.grow');
           break;
         default:
           switch (op) {
             case 0x02:
             case 0x03:
-            case 0x04: {
-              const b = r.pos < r.end ? r.bytes[r.pos]! : -1;
-              if (b === 0x40 || (b & 0xc0) === 0x40) {
-                const refused = proposalType(r, r.pos);
-                if (refused !== null) throw refused;
-                r.u8();
-              } else r.s33();
-              nesting.push(op === 0x04 ? 1 : 0);
+            case 0x04:
+            case 0x06:
+            case 0x1f:
+              skipBlockType(r);
+              if (op === 0x1f) skipCatchClauses(r);
+              if (op === 0x06) this.tries++;
+              nesting.push(op === 0x04 ? NEST_IF : op === 0x06 ? NEST_TRY : NEST_BLOCK);
               break;
-            }
             case 0x05:
-              if (nesting.length === 0 || nesting[nesting.length - 1] !== 1) r.fail('END opcode expected', opAt);
-              nesting[nesting.length - 1] = 2;
+              if (nesting.length === 0 || nesting[nesting.length - 1] !== NEST_IF) r.fail('END opcode expected', opAt);
+              nesting[nesting.length - 1] = NEST_ELSE;
+              break;
+            case 0x07: // catch
+            case 0x19: // catch_all
+              if (op === 0x07) r.u32();
+              if (nesting.length === 0 || nesting[nesting.length - 1]! < NEST_TRY) r.fail('END opcode expected', opAt);
+              nesting[nesting.length - 1] = NEST_CATCH;
+              break;
+            case 0x18: // delegate: ends a try
+              r.u32();
+              if (nesting.length === 0 || nesting[nesting.length - 1] !== NEST_TRY) r.fail('END opcode expected', opAt);
+              nesting.pop();
               break;
             case 0x0b:
               if (nesting.length === 0) return true;
@@ -152,13 +186,14 @@ class InstructionScan {
               this.constants++;
               break;
             case 0xd0: {
-              const refused = proposalHeapType(r, r.pos);
+              const exn = r.pos < r.end && r.bytes[r.pos] === 0x69 && this.features.has(Feature.ExceptionHandling);
+              const refused = exn ? null : proposalHeapType(r, r.pos);
               if (refused !== null) throw refused;
               r.u8();
               break;
             }
             case 0xfc:
-              skipFC(r, opAt);
+              this.skipFC(r, opAt);
               break;
             case 0xfd:
               skipFD(r, opAt);
@@ -166,6 +201,66 @@ class InstructionScan {
           }
       }
     }
+  }
+
+  private skipFC(r: ByteReader, opAt: number): void {
+    const sub = r.u32();
+    if (sub <= 7) return;
+    switch (sub) {
+      case 8: // memory.init
+        r.u32();
+        this.memoryIndex(r, 'memory.init');
+        return;
+      case 10: // memory.copy
+        this.memoryIndex(r, 'memory.copy');
+        this.memoryIndex(r, 'memory.copy');
+        return;
+      case 11: // memory.fill
+        this.memoryIndex(r, 'memory.fill');
+        return;
+      case 12: // table.init
+      case 14: // table.copy
+        r.u32();
+        r.u32();
+        return;
+      case 9: // data.drop
+      case 13: // elem.drop
+      case 15: // table.grow
+      case 16: // table.size
+      case 17: // table.fill
+        r.u32();
+        return;
+      default:
+        throw prefixedOpcode(0xfc, sub, opAt);
+    }
+  }
+
+  /** A memory index: a u32 with multi-memory, else a zero byte. */
+  private memoryIndex(r: ByteReader, instr: string): void {
+    if (this.features.has(Feature.MultiMemory)) r.u32();
+    else memoryIndexByte(r, instr);
+  }
+}
+
+/** A block type: empty, a value type, or a type index (s33). */
+function skipBlockType(r: ByteReader): void {
+  const b = r.pos < r.end ? r.bytes[r.pos]! : -1;
+  if (b === 0x40 || (b & 0xc0) === 0x40) {
+    const refused = b === 0x69 ? null : proposalType(r, r.pos);
+    if (refused !== null) throw refused;
+    r.u8();
+  } else r.s33();
+}
+
+/** try_table's catch clauses: a kind (catch, catch_ref, catch_all, catch_all_ref), a tag for the first two, a label. */
+function skipCatchClauses(r: ByteReader): void {
+  const n = count(r);
+  for (let i = 0; i < n; i++) {
+    const at = r.pos;
+    const kind = r.u8();
+    if (kind > 3) r.fail('malformed catch clause', at);
+    if (kind < 2) r.u32();
+    r.u32();
   }
 }
 
@@ -178,38 +273,6 @@ function count(r: ByteReader): number {
 function skipBytes(r: ByteReader, n: number): void {
   if (r.pos + n > r.end) r.eof(r.end);
   r.pos += n;
-}
-
-function skipFC(r: ByteReader, opAt: number): void {
-  const sub = r.u32();
-  if (sub <= 7) return;
-  switch (sub) {
-    case 8: // memory.init
-      r.u32();
-      memoryIndexByte(r, 'memory.init');
-      return;
-    case 10: // memory.copy
-      memoryIndexByte(r, 'memory.copy');
-      memoryIndexByte(r, 'memory.copy');
-      return;
-    case 11: // memory.fill
-      memoryIndexByte(r, 'memory.fill');
-      return;
-    case 12: // table.init
-    case 14: // table.copy
-      r.u32();
-      r.u32();
-      return;
-    case 9: // data.drop
-    case 13: // elem.drop
-    case 15: // table.grow
-    case 16: // table.size
-    case 17: // table.fill
-      r.u32();
-      return;
-    default:
-      throw prefixedOpcode(0xfc, sub, opAt);
-  }
 }
 
 /** SIMD immediates, as the instruction table (simd-ops.ts) gives them. */
@@ -375,13 +438,12 @@ export function memoryIndexByte(r: ByteReader, instr: string): void {
   r.fail('zero byte expected', at);
 }
 
-/** Checks a body's encoding through its final `end`; returns its number of constants. */
 /** The first malformed encoding in the bodies from `first` on, or null if they all decode; in steps. */
-export function* findMalformedBodyInSteps(ir: ModuleIR, first: number): Steps<DecodeError | null> {
+export function* findMalformedBodyInSteps(ir: ModuleIR, first: number, features: FeatureSet): Steps<DecodeError | null> {
   for (let i = first; i < ir.codes.length; i++) {
     const body = ir.codes[i]!;
     const r = new ByteReader(ir.bytes, body.codeStart, body.codeEnd);
-    const scan = new InstructionScan();
+    const scan = new InstructionScan(features);
     try {
       while (!scan.advance(r, r.pos + SCAN_BYTES_PER_STEP)) yield;
       if (!r.atEnd) r.fail('operators remaining after end of function body');
@@ -397,18 +459,18 @@ export function* findMalformedBodyInSteps(ir: ModuleIR, first: number): Steps<De
 const SCAN_BYTES_PER_STEP = 16 * 1024;
 
 /**
- * How many constant instructions a body holds: the translator reserves that many constant
- * slots in the frame before it starts. For a malformed body the answer does not matter (the
- * translator reports the malformation), so it is 0. In steps, for a large body's sake.
+ * How many constant instructions and legacy `try` blocks a body holds: the translator reserves
+ * a frame slot for each before it starts. For a malformed body the answer does not matter
+ * (the translator reports the malformation), so it is 0 and 0. In steps, for a large body's sake.
  */
-export function* countConstantsInSteps(bytes: Uint8Array, start: number, end: number): Steps<number> {
+export function* countInBodyInSteps(bytes: Uint8Array, start: number, end: number, features: FeatureSet): Steps<BodyCounts> {
   const r = new ByteReader(bytes, start, end);
-  const scan = new InstructionScan();
+  const scan = new InstructionScan(features);
   try {
     while (!scan.advance(r, r.pos + SCAN_BYTES_PER_STEP)) yield;
   } catch (e) {
-    if (e instanceof DecodeError) return 0;
+    if (e instanceof DecodeError) return { constants: 0, tries: 0 };
     throw e;
   }
-  return scan.constants;
+  return { constants: scan.constants, tries: scan.tries };
 }

@@ -21,12 +21,12 @@ import { DecodeError, Feature, formatOpcode, refuseValidation, ValidationError }
 import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, Narrow, NEGATED_COMPARE, Op } from './opcodes.js';
 import { ByteReader } from './reader.js';
 import {
-  EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
+  EXNREF, EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
   type FuncType, type GlobalType, type MemoryType, type ModuleIR, type TableType, type ValType, addressType,
   isRefType, valTypeName,
 } from './types.js';
 import {
-  countConstantsInSteps, findMalformedBodyInSteps, memargHasMemoryIndex, memoryIndexByte, prefixedOpcode, proposalHeapType,
+  type BodyCounts, countInBodyInSteps, findMalformedBodyInSteps, memargHasMemoryIndex, memoryIndexByte, prefixedOpcode, proposalHeapType,
   proposalType, unknownOpcode,
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
@@ -49,7 +49,11 @@ const UNKNOWN = 0;
 /** Slot marker of a stack entry that is a constant not yet written anywhere. */
 const CONST = -1;
 
-const enum Kind { Block, Loop, If, Else, Function }
+/**
+ * Control kinds. TryTable and Try are exception handling's try_table and legacy `try` (in
+ * its body); a legacy try becomes Catch at its first catch or catch_all clause.
+ */
+const enum Kind { Block, Loop, If, Else, Function, TryTable, Try, Catch }
 
 interface Control {
   kind: Kind;
@@ -66,7 +70,32 @@ interface Control {
   readonly fixups: number[];
   /** If: position of the conditional branch to patch with the else label. */
   elseFixup: number;
+  /** TryTable, Try, Catch: the index of its handler record (-1 in dead code). */
+  handler: number;
+  /** Try, Catch: its catch clauses so far (CATCH_STRIDE words each), recorded at its end. */
+  readonly legacyCatches: number[];
+  /** Catch: a catch_all has been seen, so no clause may follow. */
+  catchAll: boolean;
 }
+
+/**
+ * Exception handlers, one record of HANDLER_STRIDE words per try_table or legacy try, in the
+ * order their bodies start: the code range [Start, End) they cover, the Parent record (the
+ * innermost enclosing try body, -1 for none), the Next record to try when no catch clause
+ * matches (the parent, or a legacy `delegate`'s target; -1: the caller), their catch clauses
+ * [CatchStart, CatchEnd) in `catches`, and a legacy try's ExnSlot (the frame word where the
+ * caught exception's reference goes, for `rethrow`; -1 for try_table).
+ */
+export const Handler = { Start: 0, End: 1, Parent: 2, Next: 3, CatchStart: 4, CatchEnd: 5, ExnSlot: 6 } as const;
+export const HANDLER_STRIDE = 8;
+/**
+ * Catch clauses, CATCH_STRIDE words each: Kind (CatchKind), Tag (the module's tag index, -1 for
+ * catch_all), Pad (where execution goes on) and Dst (the frame word where the payload goes, the
+ * exception's reference after it for the _ref kinds).
+ */
+export const CatchClause = { Kind: 0, Tag: 1, Pad: 2, Dst: 3 } as const;
+export const CATCH_STRIDE = 4;
+export const CatchKind = { Catch: 0, CatchRef: 1, CatchAll: 2, CatchAllRef: 3 } as const;
 
 export const FUNC_INFO_STRIDE = 8;
 /**
@@ -95,6 +124,9 @@ export interface CompiledFunctions {
    * its constants into its frame, so that code inside loops reads them like locals.
    */
   readonly constants: Int32Array;
+  /** Exception handlers (Handler) and their catch clauses (CatchClause), for the whole module. */
+  readonly handlers: Int32Array;
+  readonly catches: Int32Array;
 }
 
 export interface ModuleContext {
@@ -106,13 +138,15 @@ export interface ModuleContext {
   readonly tables: readonly TableType[];
   readonly globals: readonly GlobalType[];
   readonly memories: readonly MemoryType[];
+  /** The payload type of each tag, imports first (exception handling). */
+  readonly tags: readonly FuncType[];
   readonly declaredRefs: ReadonlySet<number>;
 }
 
 /** Block types without a type index, made once: blocks only read them. */
 const EMPTY_BLOCK_TYPE: [readonly ValType[], readonly ValType[]] = [[], []];
 const SINGLE_RESULT_BLOCK_TYPES = new Map<number, [readonly ValType[], readonly ValType[]]>(
-  [I32, I64, F32, F64, FUNCREF, EXTERNREF, V128].map((t) => [t, [[], [t]]]),
+  [I32, I64, F32, F64, FUNCREF, EXTERNREF, V128, EXNREF].map((t) => [t, [[], [t]]]),
 );
 
 const MAX_MEMORY_ALIGN = [2, 3, 2, 3, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 2, 3, 2, 3, 0, 1, 0, 1, 2];
@@ -138,8 +172,8 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     const body = ctx.ir.codes[i]!;
     const entry = out.length;
     try {
-      const constantCount = yield* countConstantsInSteps(ctx.ir.bytes, body.codeStart, body.codeEnd);
-      translator.begin(type, body.locals, body.codeStart, body.codeEnd, constantCount);
+      const counts = yield* countInBodyInSteps(ctx.ir.bytes, body.codeStart, body.codeEnd, ctx.features);
+      translator.begin(type, body.locals, body.codeStart, body.codeEnd, counts);
       for (;;) {
         const from = translator.position;
         const done = translator.advance(from + budget);
@@ -152,7 +186,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
       }
     } catch (e) {
       // A malformed encoding anywhere from here on outranks the validation error.
-      if (e instanceof ValidationError) throw (yield* findMalformedBodyInSteps(ctx.ir, i)) ?? e;
+      if (e instanceof ValidationError) throw (yield* findMalformedBodyInSteps(ctx.ir, i, ctx.features)) ?? e;
       throw e;
     }
     const frameSlots = translator.frameSlots;
@@ -168,7 +202,10 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     info[at + FuncInfo.FastFrameEnd] = entryWords > LARGE_FRAME_WORDS ? 0x3fffffff : frameSlots * 2;
   }
   const code = yield* out.finishInSteps();
-  return { code, info, constants: new Int32Array(constants) };
+  return {
+    code, info, constants: new Int32Array(constants),
+    handlers: new Int32Array(translator.handlers), catches: new Int32Array(translator.catches),
+  };
 }
 
 /** The words a function's entry writes: its locals zeroed, its constants (3 words of record each → 2 written). */
@@ -209,8 +246,15 @@ class FunctionTranslator {
   private constSlotHi: number[] = [];
   /** The slot of each constant given one, by `lo:hi`. */
   private readonly constSlotOf = new Map<string, number>();
+  /** The legacy tries' exception slots follow the constant slots (Handler.ExnSlot). */
+  private tryBase = 0;
+  private tryCapacity = 0;
+  private tries = 0;
   /** First slot of the operand temporaries. */
   private tempBase = 0;
+  /** The module's exception handler and catch clause records (Handler, CatchClause). */
+  readonly handlers: number[] = [];
+  readonly catches: number[] = [];
   private loopDepth = 0;
   /** Operand stack: types and the slot holding each entry (or CONST and its value). */
   private types: number[] = [];
@@ -238,7 +282,8 @@ class FunctionTranslator {
 
   /** Starts on a function body: translate it with advance(), then read frameSlots. */
   /** `constants`: how many constant instructions the body holds (countConstantsInSteps). */
-  begin(type: FuncType, locals: readonly ValType[], start: number, end: number, constants: number): void {
+  begin(type: FuncType, locals: readonly ValType[], start: number, end: number, counts: BodyCounts): void {
+    const constants = counts.constants;
     this.r = new ByteReader(this.ctx.ir.bytes, start, end);
     this.localTypes = [...type.params, ...locals];
     this.numLocals = this.localTypes.length;
@@ -256,7 +301,10 @@ class FunctionTranslator {
     this.constSlotLo.length = 0;
     this.constSlotHi.length = 0;
     this.constSlotOf.clear();
-    this.tempBase = this.constBase + this.constCapacity;
+    this.tryBase = this.constBase + this.constCapacity;
+    this.tryCapacity = counts.tries;
+    this.tries = 0;
+    this.tempBase = this.tryBase + this.tryCapacity;
     this.loopDepth = 0;
     this.sp = 0;
     this.offs[0] = 0;
@@ -555,6 +603,7 @@ class FunctionTranslator {
     const deadCode = this.ctrls.length > 0 && !this.live;
     const ctrl: Control = {
       kind, params, results, height: this.sp - params.length, unreachable: false, deadCode, loopPc, fixups: [], elseFixup: -1,
+      handler: -1, legacyCatches: [], catchAll: false,
     };
     this.ctrls.push(ctrl);
     this.refreshLive();
@@ -596,7 +645,7 @@ class FunctionTranslator {
     const ctrl = this.top;
     const available = this.sp - ctrl.height;
     if (available < n) {
-      if (!ctrl.unreachable) this.invalid(`type mismatch: expected ${n} values but the stack has ${available}`);
+      if (!ctrl.unreachable) this.stackMismatch('instruction', types);
       // Below a polymorphic stack: make the missing entries, under the ones that exist.
       // In unreachable code every entry sits in its own slot, so moving them is free.
       const missing = n - available;
@@ -613,7 +662,7 @@ class FunctionTranslator {
       const actual = this.types[h]!;
       const expected = types[i]!;
       if (actual !== expected && actual !== UNKNOWN) {
-        this.invalid(`type mismatch: expected ${valTypeName(expected)}, found ${valTypeName(actual)}`);
+        this.stackMismatch('instruction', types);
       }
       if (!keepFound) this.types[h] = expected;
     }
@@ -675,7 +724,8 @@ class FunctionTranslator {
       r.pos++;
       return EMPTY_BLOCK_TYPE;
     }
-    if (b === I32 || b === I64 || b === F32 || b === F64 || b === FUNCREF || b === EXTERNREF || b === V128) {
+    if (b === I32 || b === I64 || b === F32 || b === F64 || b === FUNCREF || b === EXTERNREF || b === V128
+      || (b === EXNREF && this.ctx.features.has(Feature.ExceptionHandling))) {
       r.pos++;
       if (b === V128) this.requireFeature(Feature.Simd, `block type v128, ${formatOpcode(V128)}`, r.pos - 1);
       return SINGLE_RESULT_BLOCK_TYPES.get(b)!;
@@ -691,14 +741,24 @@ class FunctionTranslator {
   /** Checks that the block's results, and nothing else, are on its part of the stack. */
   private checkBlockResults(ctrl: Control): void {
     this.checkLabelOperands(ctrl.results);
-    if (this.sp !== ctrl.height + ctrl.results.length) {
-      this.invalid('type mismatch: values remaining on the stack at the end of a block');
-    }
+    if (this.sp !== ctrl.height + ctrl.results.length) this.stackMismatch('block', ctrl.results);
+  }
+
+  /**
+   * A type mismatch between what `what` (an instruction, a block's end) requires of the stack
+   * and what the current block's part of it holds, worded as the reference tools word it:
+   * "type mismatch: instruction requires [i32] but stack has [i64]".
+   */
+  private stackMismatch(what: 'instruction' | 'block', required: readonly ValType[]): never {
+    const has: string[] = [];
+    for (let h = this.top.height; h < this.sp; h++) has.push(this.types[h] === UNKNOWN ? 'any' : valTypeName(this.types[h]!));
+    this.invalid(`type mismatch: ${what} requires [${required.map(valTypeName).join(', ')}] but stack has [${has.join(', ')}]`);
   }
 
   private endBlock(): void {
     const ctrl = this.top;
     if (ctrl.kind === Kind.Loop) this.loopDepth--;
+    this.closeHandler(ctrl);
     const results = ctrl.results;
     this.checkBlockResults(ctrl);
     if (this.live) this.materializeTop(results.length);
@@ -878,6 +938,17 @@ class FunctionTranslator {
         this.tailCall(this.ctx.ir.types[typeIndex]!, 1, typeIndex, table, indexSlot);
         return;
       }
+      case 0x06: // try (legacy)
+      case 0x07: // catch (legacy)
+      case 0x08: // throw
+      case 0x09: // rethrow (legacy)
+      case 0x0a: // throw_ref
+      case 0x18: // delegate (legacy)
+      case 0x19: // catch_all (legacy)
+      case 0x1f: // try_table
+        if (!this.ctx.features.has(Feature.ExceptionHandling)) throw unknownOpcode(r, op, opAt);
+        this.exceptionInstruction(op);
+        return;
       case 0x1a: // drop
         this.popAny();
         return;
@@ -1010,7 +1081,7 @@ class FunctionTranslator {
       }
       case 0xd0: { // ref.null
         const t = r.u8();
-        if (t !== FUNCREF && t !== EXTERNREF) throw proposalHeapType(r, r.pos - 1) ?? new DecodeError('malformed reference type', r.pos - 1);
+        if (t !== FUNCREF && t !== EXTERNREF && !(t === EXNREF && this.ctx.features.has(Feature.ExceptionHandling))) throw proposalHeapType(r, r.pos - 1) ?? new DecodeError('malformed reference type', r.pos - 1);
         this.charge();
         const d = this.push(t);
         if (this.live) this.emitProducer(Op.RefNull, d, 0);
@@ -1151,6 +1222,7 @@ class FunctionTranslator {
   private valType(): ValType {
     const t = this.r.u8();
     if (t === I32 || t === I64 || t === F32 || t === F64 || t === FUNCREF || t === EXTERNREF) return t;
+    if (t === EXNREF && this.ctx.features.has(Feature.ExceptionHandling)) return t;
     if (t === V128) {
       this.requireFeature(Feature.Simd, `value type v128, ${formatOpcode(V128)}`, this.r.pos - 1);
       return t;
@@ -1609,6 +1681,182 @@ class FunctionTranslator {
       }
       default:
         throw prefixedOpcode(0xfc, sub, opAt);
+    }
+  }
+
+  // ---- exception handling ---------------------------------------------------------------
+
+  private exceptionInstruction(op: number): void {
+    const r = this.r;
+    switch (op) {
+      case 0x1f: { // try_table
+        const [params, results] = this.blockType();
+        const n = r.u32();
+        if (n > r.end - r.pos) throw new DecodeError('unexpected end: catch clause count', r.pos);
+        const clauses: { kind: number; tag: number; target: Control; types: readonly ValType[] }[] = [];
+        for (let i = 0; i < n; i++) {
+          const at = r.pos;
+          const kind = r.u8();
+          if (kind > CatchKind.CatchAllRef) throw new DecodeError('malformed catch clause', at);
+          const tag = kind <= CatchKind.CatchRef ? this.tagIndex() : -1;
+          const target = this.readLabel();
+          const types = [...(tag >= 0 ? this.ctx.tags[tag]!.params : []), ...(kind === CatchKind.CatchRef || kind === CatchKind.CatchAllRef ? [EXNREF] : [])];
+          const label = this.labelTypes(target);
+          if (label.length !== types.length || label.some((t, k) => t !== types[k])) this.invalid('type mismatch: catch clause and label types differ');
+          clauses.push({ kind, tag, target, types });
+        }
+        this.checkLabelOperands(params);
+        this.charge();
+        this.materializeAll();
+        let handler = -1;
+        if (this.live) {
+          // The catch clauses land on pads that branch to their labels, placed before the body.
+          this.out.push3(Op.Jump, -1, this.takeFuel());
+          const skip = this.out.length - 2;
+          const catchStart = this.catches.length / CATCH_STRIDE;
+          for (const c of clauses) this.catches.push(c.kind, c.tag, this.catchPad(c.target, c.types), this.slotOf(c.target.height) * 2);
+          this.out.set(skip, this.label());
+          handler = this.openHandler(-1);
+          this.handlers[handler * HANDLER_STRIDE + Handler.CatchStart] = catchStart;
+          this.handlers[handler * HANDLER_STRIDE + Handler.CatchEnd] = this.catches.length / CATCH_STRIDE;
+        }
+        this.pushControl(Kind.TryTable, params, results, -1).handler = handler;
+        return;
+      }
+      case 0x08: { // throw
+        const tag = this.tagIndex();
+        const params = this.ctx.tags[tag]!.params;
+        this.checkLabelOperands(params);
+        this.charge();
+        if (this.live) this.materializeTop(params.length);
+        this.truncate(Math.max(this.sp - params.length, this.top.height));
+        if (this.live) this.emit3(Op.Throw, tag, this.slotOf(this.sp) * 2, this.takeFuel());
+        this.setUnreachable();
+        return;
+      }
+      case 0x0a: { // throw_ref
+        const a = this.pop(EXNREF);
+        this.charge();
+        if (this.live) this.emit3(Op.ThrowRef, a * 2, 0, this.takeFuel());
+        this.setUnreachable();
+        return;
+      }
+      case 0x06: { // try
+        const [params, results] = this.blockType();
+        this.checkLabelOperands(params);
+        this.charge();
+        this.materializeAll();
+        let handler = -1;
+        if (this.live) {
+          this.lastDst = -1;
+          handler = this.openHandler((this.tryBase + this.tries++) * 2);
+        }
+        this.pushControl(Kind.Try, params, results, -1).handler = handler;
+        return;
+      }
+      case 0x07: // catch
+      case 0x19: { // catch_all
+        const ctrl = this.top;
+        if (ctrl.kind !== Kind.Try && ctrl.kind !== Kind.Catch) this.invalid(`${op === 0x07 ? 'catch' : 'catch_all'} without a matching try`);
+        if (ctrl.catchAll) this.invalid(`${op === 0x07 ? 'catch' : 'catch_all'} after catch_all`);
+        const tag = op === 0x07 ? this.tagIndex() : -1;
+        this.checkBlockResults(ctrl);
+        if (this.live) {
+          this.materializeTop(ctrl.results.length);
+          this.emit2(Op.Jump, -1, this.takeFuel());
+          ctrl.fixups.push(this.out.length - 2);
+        }
+        if (ctrl.kind === Kind.Try && ctrl.handler >= 0) this.handlers[ctrl.handler * HANDLER_STRIDE + Handler.End] = this.out.length;
+        const pad = this.label();
+        ctrl.kind = Kind.Catch;
+        ctrl.catchAll = op === 0x19;
+        this.truncate(ctrl.height);
+        ctrl.unreachable = false;
+        this.refreshLive();
+        this.pendingFuel = 0;
+        if (ctrl.handler >= 0) ctrl.legacyCatches.push(op === 0x07 ? CatchKind.Catch : CatchKind.CatchAll, tag, pad, this.slotOf(ctrl.height) * 2);
+        this.pushTypes(tag >= 0 ? this.ctx.tags[tag]!.params : []);
+        this.charge();
+        return;
+      }
+      case 0x18: { // delegate
+        const ctrl = this.top;
+        if (ctrl.kind !== Kind.Try) this.invalid('delegate without a matching try');
+        const depth = r.u32();
+        if (depth >= this.ctrls.length - 1) this.invalid('unknown label');
+        if (ctrl.handler >= 0) {
+          // Exceptions of the body go on to the handler of the labelled block (outward from it).
+          this.handlers[ctrl.handler * HANDLER_STRIDE + Handler.Next] = this.enclosingHandler(this.ctrls.length - 2 - depth);
+        }
+        this.charge();
+        this.endBlock();
+        return;
+      }
+      case 0x09: { // rethrow
+        const depth = r.u32();
+        if (depth >= this.ctrls.length) this.invalid('unknown label');
+        const target = this.ctrls[this.ctrls.length - 1 - depth]!;
+        if (target.kind !== Kind.Catch) this.invalid('invalid rethrow label');
+        this.charge();
+        if (this.live) this.emit3(Op.ThrowRef, this.handlers[target.handler * HANDLER_STRIDE + Handler.ExnSlot]!, 0, this.takeFuel());
+        this.setUnreachable();
+        return;
+      }
+    }
+  }
+
+  private tagIndex(): number {
+    const t = this.r.u32();
+    if (t >= this.ctx.tags.length) this.invalid(`unknown tag ${t}`);
+    return t;
+  }
+
+  /**
+   * Emits the landing pad of a try_table catch clause to `target`, whose values (`types`) the
+   * unwinder writes from the label's height on; returns its position. A branch to the label:
+   * a jump, or to the function's label a return.
+   */
+  private catchPad(target: Control, types: readonly ValType[]): number {
+    const pad = this.out.length;
+    let slots = 0;
+    for (const t of types) slots += slotWidth(t);
+    const from = this.offs[target.height]!;
+    if (from + slots > this.maxTemp) this.maxTemp = from + slots;
+    if (target.kind === Kind.Function) {
+      this.out.push4(Op.Return, this.slotOf(target.height) * 2, slots * 2, 0);
+    } else {
+      this.out.push3(Op.Jump, target.kind === Kind.Loop ? target.loopPc : -1, 0);
+      if (target.kind !== Kind.Loop) target.fixups.push(this.out.length - 2);
+    }
+    return pad;
+  }
+
+  /** The handler of the innermost try_table or legacy try body at or outside control `index`; -1 for none. */
+  private enclosingHandler(index: number): number {
+    for (let i = index; i >= 0; i--) {
+      const c = this.ctrls[i]!;
+      if (c.kind === Kind.TryTable || c.kind === Kind.Try) return c.handler;
+    }
+    return -1;
+  }
+
+  /** Starts the handler record of a body that begins here; its end and catches come later. */
+  private openHandler(exnSlot: number): number {
+    const index = this.handlers.length / HANDLER_STRIDE;
+    const parent = this.enclosingHandler(this.ctrls.length - 1);
+    this.handlers.push(this.out.length, -1, parent, parent, 0, 0, exnSlot, 0);
+    return index;
+  }
+
+  /** At the end of a try_table or legacy try: the end of its range, and a legacy try's catch clauses. */
+  private closeHandler(ctrl: Control): void {
+    if (ctrl.handler < 0) return;
+    const at = ctrl.handler * HANDLER_STRIDE;
+    if (ctrl.kind === Kind.TryTable || ctrl.kind === Kind.Try) this.handlers[at + Handler.End] = this.out.length;
+    if (ctrl.kind === Kind.Try || ctrl.kind === Kind.Catch) {
+      this.handlers[at + Handler.CatchStart] = this.catches.length / CATCH_STRIDE;
+      this.catches.push(...ctrl.legacyCatches);
+      this.handlers[at + Handler.CatchEnd] = this.catches.length / CATCH_STRIDE;
     }
   }
 

@@ -21,6 +21,7 @@ import { DecodeError, Feature, formatOpcode, refuseDecode, refuseValidation, Val
 import { proposalHeapType, proposalType, skipInstructions } from './body-syntax.js';
 import { ByteReader } from './reader.js';
 import {
+  EXNREF,
   EXTERNREF,
   FUNCREF,
   V128,
@@ -73,9 +74,10 @@ const SEC_DATACOUNT = 12;
 const SEC_TAG = 13;
 
 /** Position of each non-custom section id in the required order (index = section id). */
-const SECTION_RANK = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 10];
+/** Where each section id may appear: the tag section (13) between memory and global. */
+const SECTION_RANK = [0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 13, 11, 6];
 
-const EXTERN_KINDS: readonly ExternKind[] = ['func', 'table', 'memory', 'global'];
+const EXTERN_KINDS: readonly ExternKind[] = ['func', 'table', 'memory', 'global', 'tag'];
 
 const EMPTY_LOCALS: readonly ValType[] = Object.freeze([]);
 
@@ -188,6 +190,7 @@ class Decoder extends ByteReader {
     const b = this.u8();
     if (b & 0x80) this.fail('integer representation too long', this.pos);
     if ((b >= 0x7c && b <= 0x7f) || b === FUNCREF || b === EXTERNREF) return b;
+    if (b === EXNREF && this.features.has(Feature.ExceptionHandling)) return b;
     if (b === V128) {
       this.requireFeature(Feature.Simd, `value type v128, ${formatOpcode(V128)}`, at);
       return b;
@@ -202,6 +205,7 @@ class Decoder extends ByteReader {
     const b = this.u8();
     if (b & 0x80) this.fail('integer representation too long', this.pos);
     if (b === FUNCREF || b === EXTERNREF) return b;
+    if (b === EXNREF && this.features.has(Feature.ExceptionHandling)) return b;
     const refused = proposalType(this, at);
     if (refused !== null) throw refused;
     return this.fail('malformed reference type', at);
@@ -212,6 +216,7 @@ class Decoder extends ByteReader {
     const at = this.pos;
     const b = this.u8();
     if (b === FUNCREF || b === EXTERNREF) return b;
+    if (b === EXNREF && this.features.has(Feature.ExceptionHandling)) return b;
     const refused = proposalHeapType(this, at);
     if (refused !== null) throw refused;
     if (b & 0x80) this.fail('integer representation too long', this.pos);
@@ -251,7 +256,7 @@ class Decoder extends ByteReader {
   tableType(): TableType {
     const elemType = this.refType();
     const { limits, is64 } = this.limits('table');
-    return { elemType, limits, is64 };
+    return is64 ? { elemType, limits, is64 } : { elemType, limits };
   }
 
   memoryType(): MemoryType {
@@ -260,7 +265,14 @@ class Decoder extends ByteReader {
     if (++this.memoryCount === 2) {
       this.requireFeature(Feature.MultiMemory, 'a second memory', at, 'multiple memories');
     }
-    return { limits, is64 };
+    return is64 ? { limits, is64 } : { limits };
+  }
+
+  /** A tag type: attribute 0 (an exception), then the type index of its payload. */
+  tagType(): number {
+    const at = this.pos;
+    if (this.u8() !== 0) this.fail('malformed tag attribute', at);
+    return this.u32();
   }
 
   globalType(): GlobalType {
@@ -371,7 +383,7 @@ class Decoder extends ByteReader {
    */
   nonConstant(at: number): void {
     this.defer(new ValidationError('constant expression required', at));
-    skipInstructions(this);
+    skipInstructions(this, this.features);
   }
 }
 
@@ -408,6 +420,7 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
   let functions: number[] = [];
   const tables: TableType[] = [];
   const memories: MemoryType[] = [];
+  const tags: number[] = [];
   const globals: Global[] = [];
   d.definedGlobals = globals;
   const exports: Export[] = [];
@@ -422,8 +435,10 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
   while (d.pos < len) {
     const idAt = d.pos;
     const id = bytes[idAt]!;
-    if (id === SEC_TAG) throw refuseDecode(Feature.ExceptionHandling, 'section id 13, the tag section', idAt, 'malformed section id');
-    if (id > SEC_DATACOUNT) d.fail('malformed section id', idAt);
+    if (id === SEC_TAG && !features.has(Feature.ExceptionHandling)) {
+      throw refuseDecode(Feature.ExceptionHandling, 'section id 13, the tag section', idAt, 'malformed section id');
+    }
+    if (id > SEC_TAG) d.fail('malformed section id', idAt);
     if (id !== SEC_CUSTOM) {
       const rank = SECTION_RANK[id]!;
       if (rank <= lastRank) d.fail('unexpected content after last section', idAt);
@@ -473,7 +488,11 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
               d.importedGlobals++;
               break;
             case 4:
-              throw refuseDecode(Feature.ExceptionHandling, 'import kind 4, a tag', kindAt, 'malformed import kind');
+              if (!features.has(Feature.ExceptionHandling)) {
+                throw refuseDecode(Feature.ExceptionHandling, 'import kind 4, a tag', kindAt, 'malformed import kind');
+              }
+              desc = { kind: 'tag', typeIndex: d.tagType() };
+              break;
             default:
               return d.fail('malformed import kind', kindAt);
           }
@@ -510,6 +529,14 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
         }
         break;
       }
+      case SEC_TAG: {
+        const n = d.length();
+        for (let i = 0; i < n; i++) {
+          tags.push(d.tagType());
+          if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+        }
+        break;
+      }
       case SEC_GLOBAL: {
         const n = d.length();
         for (let i = 0; i < n; i++) {
@@ -525,8 +552,10 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
           const name = d.name();
           const kindAt = d.pos;
           const kind = d.u8();
-          if (kind === 4) throw refuseDecode(Feature.ExceptionHandling, 'export kind 4, a tag', kindAt, 'malformed export kind');
-          if (kind > 3) d.fail('malformed export kind', kindAt);
+          if (kind === 4 && !features.has(Feature.ExceptionHandling)) {
+            throw refuseDecode(Feature.ExceptionHandling, 'export kind 4, a tag', kindAt, 'malformed export kind');
+          }
+          if (kind > 4) d.fail('malformed export kind', kindAt);
           exports.push({ name, kind: EXTERN_KINDS[kind]!, index: d.u32() });
           if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
         }
@@ -592,6 +621,7 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
     functions,
     tables,
     memories,
+    tags,
     globals,
     exports,
     start,

@@ -111,6 +111,10 @@ export const TrapKind = {
   UnalignedAtomic: 'unaligned atomic',
   /** memory.atomic.wait32/64 on a memory that is not shared (threads). */
   AtomicWaitNonSharedMemory: 'atomic wait on non-shared memory',
+  /** A WebAssembly exception that no handler caught (exception handling): see UncaughtException. */
+  UncaughtException: 'uncaught exception',
+  /** More exceptions caught by reference in one store than its limit (store.ts, MAX_EXCEPTION_REFS). */
+  ExceptionRefsExhausted: 'too many exception references',
 } as const;
 
 export type TrapKind = (typeof TrapKind)[keyof typeof TrapKind];
@@ -120,6 +124,18 @@ export class Trap extends WasmError {
   constructor(readonly kind: TrapKind) {
     super(`wasm trap: ${kind}`);
     this.name = 'Trap';
+  }
+}
+
+/**
+ * A WebAssembly exception that escaped the invoked function: a trap of kind UncaughtException
+ * whose message names the exception's tag, carrying the exception (store.ts ExceptionInst).
+ */
+export class UncaughtException extends Trap {
+  constructor(readonly exception: object, tagName: string) {
+    super(TrapKind.UncaughtException);
+    this.message = `wasm trap: uncaught exception: ${tagName}`;
+    this.name = 'UncaughtException';
   }
 }
 

@@ -7,14 +7,17 @@
  * slice is spent, a host function was called, or an asynchronous host call is pending; all
  * of these leave the state here, so the caller may yield to the event loop in between.
  */
-import { FUNC_INFO_STRIDE, FuncInfo, entryWork, writeFrameConstants } from './compiler.js';
-import { Trap, TrapKind } from './errors.js';
+import {
+  CATCH_STRIDE, CatchClause, CatchKind, FUNC_INFO_STRIDE, FuncInfo, Handler, HANDLER_STRIDE, entryWork, writeFrameConstants,
+} from './compiler.js';
+import { Trap, TrapKind, UncaughtException } from './errors.js';
+import { Op } from './opcodes.js';
 import type { Instance } from './instance.js';
 import { runLoop } from './interpreter.js';
 import { WorkMeter } from './pieces.js';
 import { returnStack, takeStack } from './stack-pool.js';
-import { type FuncInst, NULL_REF, type Store } from './store.js';
-import { EXTERNREF, FUNCREF, V128, type ValType, valueWords } from './types.js';
+import { ExceptionInst, type FuncInst, NULL_REF, type Store, type TagInst } from './store.js';
+import { isRefType, V128, type ValType, valTypeName, valueWords } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 
 export type Status = 'done' | 'paused' | 'pending';
@@ -207,7 +210,7 @@ export class Execution {
     const values: WasmValue[] = [];
     const s32 = this.s32;
     for (const type of types) {
-      if (type === FUNCREF || type === EXTERNREF) values.push(this.store.idToRef(type, s32[word]!));
+      if (isRefType(type)) values.push(this.store.idToRef(type, s32[word]!));
       else if (type === V128) values.push(WasmValue.v128Words(s32[word]!, s32[word + 1]!, s32[word + 2]!, s32[word + 3]!));
       else values.push(WasmValue.fromSlot(type, s32[word]!, s32[word + 1]!));
       word += valueWords(type);
@@ -219,7 +222,7 @@ export class Execution {
   private writeRow(word: number, values: readonly WasmValue[]): void {
     const s32 = this.s32;
     for (const v of values) {
-      if (v.type === FUNCREF || v.type === EXTERNREF) {
+      if (isRefType(v.type)) {
         s32[word] = this.store.refToId(v);
       } else {
         s32[word] = v.lo;
@@ -283,6 +286,71 @@ export class Execution {
     return 'entered';
   }
 
+  /**
+   * The `Throw` or `ThrowRef` instruction at `pc` (opcodes.ts), its fuel charged, the frame's
+   * base, fsp and instance saved here: makes or finds the exception and throws it.
+   */
+  throwFrom(code: Int32Array, pc: number): void {
+    const inst = this.inst!;
+    let exn: ExceptionInst;
+    if (code[pc] === Op.Throw) {
+      const tag = inst.tags[code[pc + 1]!]!;
+      const from = this.base + code[pc + 2]!;
+      exn = new ExceptionInst(tag, this.s32.slice(from, from + rowWords(tag.type.params)));
+    } else {
+      const id = this.s32[this.base + code[pc + 1]!]!;
+      if (id === NULL_REF) throw new Trap(TrapKind.NullReference);
+      exn = this.store.externs[id] as ExceptionInst;
+    }
+    this.throwException(exn, pc);
+  }
+
+  /**
+   * Throws `exn` from code position `at` of the current frame: the innermost handler whose
+   * catch clause takes it, in this frame and then in its callers' (frames are dropped as it
+   * goes), gets its payload (and reference) and goes on at the clause's pad. An exception no
+   * handler takes ends the execution as an UncaughtException trap.
+   */
+  private throwException(exn: ExceptionInst, at: number): void {
+    const store = this.store;
+    let inst = this.inst!;
+    let base = this.base;
+    let fsp = this.fsp;
+    for (;;) {
+      const { handlers, catches } = inst.module.functions;
+      for (let h = innermostHandler(handlers, at); h >= 0; h = handlers[h * HANDLER_STRIDE + Handler.Next]!) {
+        const hAt = h * HANDLER_STRIDE;
+        for (let c = handlers[hAt + Handler.CatchStart]!, e = handlers[hAt + Handler.CatchEnd]!; c < e; c++) {
+          const cAt = c * CATCH_STRIDE;
+          const kind = catches[cAt + CatchClause.Kind]!;
+          const withPayload = kind === CatchKind.Catch || kind === CatchKind.CatchRef;
+          if (withPayload && inst.tags[catches[cAt + CatchClause.Tag]!] !== exn.tag) continue;
+          let dst = base + catches[cAt + CatchClause.Dst]!;
+          this.ensureStack(dst + exn.payload.length + 2);
+          if (withPayload) {
+            this.s32.set(exn.payload, dst);
+            dst += exn.payload.length;
+          }
+          if (kind === CatchKind.CatchRef || kind === CatchKind.CatchAllRef) this.s32[dst] = store.exceptionId(exn);
+          const slot = handlers[hAt + Handler.ExnSlot]!;
+          if (slot >= 0) this.s32[base + slot] = store.exceptionId(exn);
+          this.pc = catches[cAt + CatchClause.Pad]!;
+          this.base = base;
+          this.fsp = fsp;
+          this.inst = inst;
+          return;
+        }
+      }
+      // No handler here: on to the caller, at its call instruction.
+      fsp -= 3;
+      const returnPc = this.frames[fsp]!;
+      if (returnPc < 0) throw new UncaughtException(exn, describeTag(this.inst!, exn.tag));
+      at = returnPc - 1;
+      base = this.frames[fsp + 1]!;
+      inst = store.instances[this.frames[fsp + 2]!]!;
+    }
+  }
+
   /** Readies function `index`'s frame at `base`: stack room, zeroed locals, constants; pc and base. */
   private prepareFrame(inst: Instance, index: number, base: number): void {
     const info = inst.module.functions.info;
@@ -315,6 +383,30 @@ export class Execution {
     frames.set(this.frames);
     this.frames = frames;
   }
+}
+
+/**
+ * The innermost handler (compiler.ts, Handler) whose range holds code position `at`, or -1:
+ * handlers are in the order their ranges start and nest, so it is the last to start at or
+ * before `at`, or one of its parents.
+ */
+function innermostHandler(handlers: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = handlers.length / HANDLER_STRIDE;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (handlers[mid * HANDLER_STRIDE + Handler.Start]! <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  let h = lo - 1;
+  while (h >= 0 && handlers[h * HANDLER_STRIDE + Handler.End]! <= at) h = handlers[h * HANDLER_STRIDE + Handler.Parent]!;
+  return h;
+}
+
+/** A tag as an uncaught exception's message names it: by an export of `inst`, else by its type. */
+function describeTag(inst: Instance, tag: TagInst): string {
+  for (const [name, value] of inst.exports) if (value === tag) return `tag "${name}"`;
+  return `a tag of type (${tag.type.params.map(valTypeName).join(', ')})`;
 }
 
 /** The words a row of values of `types` takes. */

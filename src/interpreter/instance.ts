@@ -5,7 +5,7 @@
 import { LinkError, Trap, TrapKind } from './errors.js';
 import type { CompiledModule } from './module.js';
 import {
-  type ExternVal, FuncInst, GlobalInst, MemoryInst, NULL_REF, type Store, TableInst,
+  type ExternVal, FuncInst, GlobalInst, MemoryInst, NULL_REF, type Store, TableInst, TagInst,
 } from './store.js';
 import { type ConstExpr, type ConstInstr, type Import, type Limits, sameFuncType, V128_CONST_OP } from './types.js';
 import { FuncRef } from './values.js';
@@ -25,6 +25,8 @@ export class Instance {
   readonly memories: MemoryInst[] = [];
   readonly tables: TableInst[] = [];
   readonly globals: GlobalInst[] = [];
+  /** Exception tags by index, imports first. */
+  readonly tags: TagInst[] = [];
   /** Passive data segments still available to memory.init (dropped ones are empty). */
   readonly dataSegments: Uint8Array[];
   /** Element segments as engine references (dropped ones are empty). */
@@ -79,6 +81,7 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
     if (value instanceof FuncRef) inst.funcIds[funcIndex++] = value.id;
     else if (value instanceof TableInst) inst.tables.push(value);
     else if (value instanceof MemoryInst) inst.memories.push(value);
+    else if (value instanceof TagInst) inst.tags.push(value);
     else inst.globals.push(value);
   }
   const defined = module.ir.functions;
@@ -91,6 +94,7 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
   for (const t of ir.tables) inst.tables.push(new TableInst(store, t, NULL_REF));
   for (const m of ir.memories) inst.memories.push(new MemoryInst(store, m));
   inst.memory = inst.memories[0] ?? null;
+  for (const t of ir.tags) inst.tags.push(new TagInst(ir.types[t]!));
   for (const g of ir.globals) {
     const global = new GlobalInst(store, g.type);
     evalConst(inst, g.init, global);
@@ -167,6 +171,7 @@ function exportedValue(inst: Instance, kind: string, index: number): ExternVal {
     case 'func': return new FuncRef(inst.funcIds[index]!);
     case 'table': return inst.tables[index]!;
     case 'memory': return inst.memories[index]!;
+    case 'tag': return inst.tags[index]!;
     default: return inst.globals[index]!;
   }
 }
@@ -321,6 +326,10 @@ function checkImport(store: Store, module: CompiledModule, imp: Import, value: E
       if (!(value instanceof MemoryInst)) return mismatch('expected a memory');
       if ((value.type.is64 === true) !== (d.type.is64 === true)) return mismatch('address types differ');
       if (!limitsMatch(value.pages, value.type.limits.max, d.type.limits)) return mismatch('memory limits do not match');
+      return;
+    case 'tag':
+      if (!(value instanceof TagInst)) return mismatch('expected a tag');
+      if (!sameFuncType(value.type, module.ir.types[d.typeIndex]!)) return mismatch('tag types differ');
       return;
     case 'global':
       if (!(value instanceof GlobalInst)) return mismatch('expected a global');

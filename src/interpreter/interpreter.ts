@@ -314,6 +314,14 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x22: /* Simd */
           pc = simdOperation(inst, mem, code, pc, s32, f32, f64, base);
           continue;
+        case 0x26: /* Throw */
+        case 0x27: /* ThrowRef */
+          left -= code[pc + 3]!;
+          ex.base = base;
+          ex.fsp = fsp;
+          ex.inst = inst;
+          ex.throwFrom(code, pc);
+          return left > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
         case 0x25: /* Narrow64 */
           narrow64(code[pc + 1]!, s32, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;

@@ -117,6 +117,13 @@ const MEMORY64_PAGES = 2 ** 48;
 const MEMORY64_RANGE_MESSAGE = 'memory size must be at most 2^48 pages';
 const TABLE64_RANGE_MESSAGE = 'table size must be at most 2^64-1';
 
+/** A tag's type: a known function type without results (exception handling). */
+function checkTag(m: ModuleIR, typeIndex: number): void {
+  const t = m.types[typeIndex];
+  if (t === undefined) fail(`unknown type ${typeIndex}`);
+  if (t.results.length > 0) fail('non-empty tag result type');
+}
+
 function checkMemory(t: MemoryType): void {
   if (t.is64 === true) checkLimits(t.limits, MEMORY64_PAGES, MEMORY64_RANGE_MESSAGE);
   else checkLimits(t.limits, MAX_MEMORY_PAGES, MEMORY_RANGE_MESSAGE);
@@ -135,6 +142,7 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
   const funcTypes: number[] = [];
   const tables: TableType[] = [];
   const memories: MemoryType[] = [];
+  let tagCount = 0;
   const importedGlobals: GlobalType[] = [];
 
   for (const imp of m.imports) {
@@ -155,6 +163,10 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
       case 'global':
         importedGlobals.push(desc.type);
         break;
+      case 'tag':
+        checkTag(m, desc.typeIndex);
+        tagCount++;
+        break;
     }
   }
 
@@ -174,6 +186,10 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
     memories.push(mem);
   }
   const memoryCount = memories.length;
+  for (const t of m.tags) {
+    checkTag(m, t);
+    tagCount++;
+  }
   // The decoder refuses a second memory at its offset; this is for a ModuleIR made otherwise.
   if (memoryCount > 1 && !features.has(Feature.MultiMemory)) throw refuseValidation(Feature.MultiMemory, `${memoryCount} memories`, -1, 'multiple memories');
 
@@ -225,6 +241,9 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
         break;
       case 'global':
         if (ex.index >= globalCount) fail(`unknown global ${ex.index}`);
+        break;
+      case 'tag':
+        if (ex.index >= tagCount) fail(`unknown tag ${ex.index}`);
         break;
     }
     if (names.has(ex.name)) fail('duplicate export name');

@@ -47,11 +47,13 @@ function layoutOf(ir: ModuleIR, features: FeatureSet): ModuleContext {
   const tables: TableType[] = [];
   const globals: GlobalType[] = [];
   const memories: MemoryType[] = [];
+  const tags: FuncType[] = [];
   for (const imp of ir.imports) {
     const d = imp.desc;
     if (d.kind === 'func') funcTypes.push(ir.types[d.typeIndex]!);
     else if (d.kind === 'table') tables.push(d.type);
     else if (d.kind === 'global') globals.push(d.type);
+    else if (d.kind === 'tag') tags.push(ir.types[d.typeIndex]!);
     else memories.push(d.type);
   }
   const numImportedFuncs = funcTypes.length;
@@ -59,7 +61,8 @@ function layoutOf(ir: ModuleIR, features: FeatureSet): ModuleContext {
   tables.push(...ir.tables);
   for (const g of ir.globals) globals.push(g.type);
   memories.push(...ir.memories);
-  return { ir, features, funcTypes, numImportedFuncs, tables, globals, memories, declaredRefs: declaredFunctionRefs(ir) };
+  for (const t of ir.tags) tags.push(ir.types[t]!);
+  return { ir, features, funcTypes, numImportedFuncs, tables, globals, memories, tags, declaredRefs: declaredFunctionRefs(ir) };
 }
 
 /**

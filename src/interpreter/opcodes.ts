@@ -67,6 +67,10 @@ export const Op = {
    * is all a memory or table here can have (Narrow says how).
    */
   Narrow64: 0x25,
+  /** `Throw tag argBase fuel`: throws an exception of the module's tag, its payload in a row at argBase. */
+  Throw: 0x26,
+  /** `ThrowRef a 0 fuel`: throws again the exception whose reference is in `a` (null traps). */
+  ThrowRef: 0x27,
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */

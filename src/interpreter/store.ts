@@ -7,13 +7,16 @@
  * so that zeroed memory (fresh locals, tables, globals) reads as null. They convert to API values
  * (`FuncRef`, the host's own object) only when they cross the embedding boundary.
  */
-import { LinkError } from './errors.js';
-import { EXTERNREF, FUNCREF, type FuncType, type GlobalType, type MemoryType, type TableType, V128, type ValType } from './types.js';
+import { LinkError, Trap, TrapKind } from './errors.js';
+import { EXNREF, FUNCREF, type FuncType, type GlobalType, isRefType, type MemoryType, type TableType, V128, type ValType } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 import type { Instance } from './instance.js';
 import { AT_ONCE, CopyInPieces, FillInPieces, InSequence, type PieceWork, type WorkSink } from './pieces.js';
 
 export const NULL_REF = 0;
+
+/** The most exceptions one store registers for exception references (exceptionId). */
+export const MAX_EXCEPTION_REFS = 1_000_000;
 
 /** A string equal for structurally equal function types. */
 export function signatureKey(type: FuncType): string {
@@ -143,6 +146,25 @@ export class Store {
     return g;
   }
 
+  /**
+   * The engine number of exception `exn` for an exnref (or a legacy catch's slot), registered
+   * on first use. A store registers at most MAX_EXCEPTION_REFS, so that a guest catching in a
+   * loop cannot grow the host's memory without bound; past that, it traps.
+   */
+  exceptionId(exn: ExceptionInst): number {
+    let id = this.externIds.get(exn);
+    if (id === undefined) {
+      if (++this.exceptionRefs > MAX_EXCEPTION_REFS) throw new Trap(TrapKind.ExceptionRefsExhausted);
+      id = this.externs.length;
+      this.externs.push(exn);
+      this.externIds.set(exn, id);
+    }
+    return id;
+  }
+
+  /** How many exceptions exceptionId registered. */
+  private exceptionRefs = 0;
+
   /** The engine number of a reference value (NULL_REF for null). */
   refToId(v: WasmValue): number {
     if (v.ref === null) return NULL_REF;
@@ -161,6 +183,7 @@ export class Store {
 
   idToRef(type: ValType, id: number): WasmValue {
     if (type === FUNCREF) return WasmValue.funcref(id === NULL_REF ? null : new FuncRef(id));
+    if (type === EXNREF) return WasmValue.exnref(id === NULL_REF ? null : this.externs[id] as ExceptionInst);
     return WasmValue.externref(id === NULL_REF ? null : this.externs[id]);
   }
 
@@ -388,7 +411,7 @@ export class GlobalInst {
 
   get value(): WasmValue {
     const t = this.type.valType;
-    if (t === FUNCREF || t === EXTERNREF) return this.store.idToRef(t, this.lo);
+    if (isRefType(t)) return this.store.idToRef(t, this.lo);
     if (t === V128) return WasmValue.v128Words(this.lo, this.hi, this.w2, this.w3);
     return WasmValue.fromSlot(t, this.lo, this.hi);
   }
@@ -401,7 +424,7 @@ export class GlobalInst {
   setFromValue(v: WasmValue): void {
     if (v.type !== this.type.valType) throw new TypeError('global value of the wrong type');
     const t = this.type.valType;
-    if (t === FUNCREF || t === EXTERNREF) {
+    if (isRefType(t)) {
       this.lo = this.store.refToId(v);
       this.hi = 0;
     } else {
@@ -413,4 +436,18 @@ export class GlobalInst {
   }
 }
 
-export type ExternVal = FuncRef | MemoryInst | TableInst | GlobalInst;
+/** An exception tag (exception handling): an identity, and the type of its payload. */
+export class TagInst {
+  constructor(readonly type: FuncType) {}
+}
+
+/**
+ * A thrown exception: its tag and its payload, as frame words laid out by type (types.ts,
+ * valueWords), references as the store's numbers. An `exnref` names one through `externs`,
+ * like an externref's host value.
+ */
+export class ExceptionInst {
+  constructor(readonly tag: TagInst, readonly payload: Int32Array) {}
+}
+
+export type ExternVal = FuncRef | MemoryInst | TableInst | GlobalInst | TagInst;

@@ -13,12 +13,14 @@ export const F64 = 0x7c;
 export const V128 = 0x7b;
 export const FUNCREF = 0x70;
 export const EXTERNREF = 0x6f;
+/** A reference to an exception (exception handling), or null. */
+export const EXNREF = 0x69;
 
 /** One of the constants above. */
 export type ValType = number;
 
 export function isRefType(t: ValType): boolean {
-  return t === FUNCREF || t === EXTERNREF;
+  return t === FUNCREF || t === EXTERNREF || t === EXNREF;
 }
 
 /**
@@ -46,6 +48,7 @@ export function valTypeName(t: ValType): string {
     case V128: return 'v128';
     case FUNCREF: return 'funcref';
     case EXTERNREF: return 'externref';
+    case EXNREF: return 'exnref';
     default: return `<0x${t.toString(16)}>`;
   }
 }
@@ -89,13 +92,15 @@ export interface GlobalType {
   readonly mutable: boolean;
 }
 
-export type ExternKind = 'func' | 'table' | 'memory' | 'global';
+export type ExternKind = 'func' | 'table' | 'memory' | 'global' | 'tag';
 
 export type ImportDesc =
   | { readonly kind: 'func'; readonly typeIndex: number }
   | { readonly kind: 'table'; readonly type: TableType }
   | { readonly kind: 'memory'; readonly type: MemoryType }
-  | { readonly kind: 'global'; readonly type: GlobalType };
+  | { readonly kind: 'global'; readonly type: GlobalType }
+  /** An exception tag (exception handling): the type of its payload (results empty). */
+  | { readonly kind: 'tag'; readonly typeIndex: number };
 
 export interface Import {
   readonly module: string;
@@ -189,6 +194,8 @@ export interface ModuleIR {
   readonly functions: readonly number[];
   readonly tables: readonly TableType[];
   readonly memories: readonly MemoryType[];
+  /** Type index of each tag defined in the module (exception handling's tag section). */
+  readonly tags: readonly number[];
   readonly globals: readonly Global[];
   readonly exports: readonly Export[];
   readonly start: number | null;

@@ -3,7 +3,7 @@
  * halves, exactly as they sit in the engine's value stack, so NaN payloads survive every
  * crossing and no BigInt is needed unless a caller asks for one.
  */
-import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type ValType, valTypeName } from './types.js';
+import { EXNREF, EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type ValType, valTypeName } from './types.js';
 
 const scratch = new ArrayBuffer(8);
 const scratchF32 = new Float32Array(scratch);
@@ -70,6 +70,10 @@ export class WasmValue {
   }
   static funcref(ref: FuncRef | null): WasmValue {
     return new WasmValue(FUNCREF, 0, 0, ref);
+  }
+  /** A reference to an exception (exception handling; store.ts ExceptionInst), or null. */
+  static exnref(exception: object | null): WasmValue {
+    return new WasmValue(EXNREF, 0, 0, exception);
   }
   static externref(value: unknown): WasmValue {
     return new WasmValue(EXTERNREF, 0, 0, value ?? null);

@@ -1,0 +1,161 @@
+/**
+ * Exception handling, both forms: try_table / throw / throw_ref / exnref, and the legacy
+ * try / catch / catch_all / rethrow / delegate that Emscripten's -fwasm-exceptions emits.
+ * Unwinding goes through the explicit frame stack, across functions and instances; an
+ * exception that escapes the export ends the run as a trap naming it.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import wabt from 'wabt';
+import {
+  compileModule, Engine, Feature, instantiate, invokeSync, Store, TrapKind, WASM2_FEATURES, WasmValue,
+} from '../src/interpreter/index.js';
+import { UncaughtException } from '../src/interpreter/errors.js';
+import { FuncRef } from '../src/interpreter/values.js';
+import { Sandbox, SandboxError, Value } from '../src/index.js';
+
+let W: Awaited<ReturnType<typeof wabt>>;
+beforeAll(async () => {
+  W = await wabt();
+});
+
+function assemble(src: string): Uint8Array {
+  const m = W.parseWat('t.wat', src, { exceptions: true });
+  try {
+    return new Uint8Array(m.toBinary({}).buffer);
+  } finally {
+    m.destroy();
+  }
+}
+
+function load(src: string): (name: string, ...args: number[]) => WasmValue[] {
+  const store = new Store(new Engine());
+  const inst = instantiate(store, compileModule(assemble(src)), () => undefined);
+  return (name, ...args) => invokeSync(store, inst.exports.get(name) as FuncRef, args.map((a) => WasmValue.i32(a)));
+}
+
+const STANDARD = `(module
+  (tag $e (export "e") (param i32))
+  (tag $f (param i32 i64))
+  (func $thrower (param i32)
+    (if (i32.eqz (local.get 0)) (then (throw $e (i32.const 42))))
+    (if (i32.eq (local.get 0) (i32.const 1)) (then (throw $f (i32.const 7) (i64.const 8))))
+    (if (i32.eq (local.get 0) (i32.const 2)) (then (unreachable))))
+  ;; catch by tag, two frames down; catch_all for the other tag
+  (func (export "catchDeep") (param i32) (result i32)
+    (block $other
+      (block $got (result i32)
+        (try_table (catch $e $got) (catch_all $other)
+          (call $middle (local.get 0)))
+        (return (i32.const -1)))
+      (return))
+    (i32.const 100))
+  (func $middle (param i32) (call $thrower (local.get 0)))
+  ;; catch_ref then throw_ref: the same exception goes on outward
+  (func (export "rethrowRef") (param i32) (result i32) (local $x exnref)
+    (block $outer (result i32)
+      (try_table (catch $e $outer)
+        (block $caught (result i32 exnref)
+          (try_table (catch_ref $e $caught) (call $thrower (local.get 0)))
+          (return (i32.const -1)))
+        (local.set $x) (drop) (throw_ref (local.get $x)))
+      (return (i32.const -2)))
+    (i32.const 1000) (i32.add))
+  (func (export "catchAllRef") (param i32) (result i32)
+    (block $outer (result i32)
+      (try_table (catch $e $outer)
+        (throw_ref (block $caught (result exnref)
+          (try_table (catch_all_ref $caught) (call $thrower (local.get 0)))
+          (return (i32.const -1)))))
+      (return (i32.const -2)))
+    (i32.const 2000) (i32.add))
+  (func (export "uncaught") (param i32) (result i32) (call $thrower (local.get 0)) (i32.const 0))
+  (func (export "nullRef") (throw_ref (ref.null exn)))
+)`;
+
+const LEGACY = `(module
+  (tag $e (param i32))
+  (func $thrower (param i32) (throw $e (local.get 0)))
+  (func (export "tryCatch") (param i32) (result i32)
+    (try (result i32)
+      (do (call $thrower (local.get 0)) (i32.const 0))
+      (catch $e (i32.const 1) (i32.add))))
+  (func (export "rethrow") (param i32) (result i32)
+    (try (result i32)
+      (do
+        (try (result i32)
+          (do (call $thrower (local.get 0)) (i32.const 0))
+          (catch_all (rethrow 0))))
+      (catch $e (i32.const 10) (i32.mul))))
+  (func (export "delegate") (param i32) (result i32)
+    (try (result i32)
+      (do
+        (try (result i32)
+          (do (call $thrower (local.get 0)) (i32.const 0))
+          (delegate 0)))
+      (catch $e (i32.const 100) (i32.add))))
+)`;
+
+describe('exception handling (try_table, throw, throw_ref)', () => {
+  it('catches by tag across frames, and with catch_all', () => {
+    const call = load(STANDARD);
+    expect(call('catchDeep', 0).map(String)).toEqual(['i32:42']);
+    expect(call('catchDeep', 1).map(String)).toEqual(['i32:100']);
+    expect(call('catchDeep', 3).map(String)).toEqual(['i32:-1']);
+  });
+
+  it('hands an exception on by reference (catch_ref, throw_ref)', () => {
+    const call = load(STANDARD);
+    expect(call('rethrowRef', 0).map(String)).toEqual(['i32:1042']);
+    expect(call('catchAllRef', 0).map(String)).toEqual(['i32:2042']);
+  });
+
+  it('ends the invocation with an UncaughtException naming the tag; traps are not caught', () => {
+    const call = load(STANDARD);
+    let err: unknown;
+    try {
+      call('uncaught', 0);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UncaughtException);
+    expect((err as UncaughtException).kind).toBe(TrapKind.UncaughtException);
+    expect((err as Error).message).toBe('wasm trap: uncaught exception: tag "e"');
+    expect(() => call('uncaught', 1)).toThrow('wasm trap: uncaught exception: a tag of type (i32, i64)');
+    expect(() => call('catchDeep', 2)).toThrow('unreachable');
+    expect(() => call('nullRef')).toThrow(/null reference/);
+  });
+
+  it('is refused by name when the features leave it out', () => {
+    let err: unknown;
+    try {
+      compileModule(assemble(STANDARD), WASM2_FEATURES);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as { feature?: unknown }).feature).toBe(Feature.ExceptionHandling);
+  });
+});
+
+describe('legacy exception handling (try, catch, catch_all, rethrow, delegate)', () => {
+  it('catches, rethrows and delegates', () => {
+    const call = load(LEGACY);
+    expect(call('tryCatch', 5).map(String)).toEqual(['i32:6']);
+    expect(call('rethrow', 5).map(String)).toEqual(['i32:50']);
+    expect(call('delegate', 5).map(String)).toEqual(['i32:105']);
+  });
+});
+
+describe('through the sandbox', () => {
+  it('an uncaught exception is a Trap naming it', async () => {
+    const sandbox = Sandbox.denyAll();
+    let err: unknown;
+    try {
+      await sandbox.run(assemble(STANDARD), 'uncaught', [Value.i32(0)]);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SandboxError);
+    expect((err as SandboxError).kind).toBe('Trap');
+    expect((err as Error).message).toContain('uncaught exception: tag "e"');
+  });
+});
