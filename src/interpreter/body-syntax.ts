@@ -15,6 +15,7 @@ import type { Steps } from './steps.js';
 import { DecodeError, Feature, formatOpcode, refuseDecode } from './errors.js';
 import { ByteReader } from './reader.js';
 import { simdOpInfo } from './simd-ops.js';
+import { atomicOpInfo } from './atomic-ops.js';
 import type { ModuleIR } from './types.js';
 
 /** Immediate shapes of the single-byte opcodes (0 = illegal opcode). */
@@ -54,7 +55,7 @@ const OPCODE_IMM = (() => {
   set(0xd0, 0xd0, IMM_SPECIAL); // ref.null
   set(0xd1, 0xd1, IMM_NONE); // ref.is_null
   set(0xd2, 0xd2, IMM_U32); // ref.func
-  set(0xfc, 0xfd, IMM_SPECIAL); // prefixes
+  set(0xfc, 0xfe, IMM_SPECIAL); // prefixes
   return t;
 })();
 
@@ -111,10 +112,7 @@ class InstructionScan {
           r.u32();
           break;
         case IMM_MEMARG:
-          // Read as multi-memory reads it, so that a multi-memory body is scanned as written
-          // (the translator refuses it: see memargHasMemoryIndex).
-          if (memargHasMemoryIndex(r.u32())) r.u32();
-          r.u32();
+          this.skipMemarg(r);
           break;
         case IMM_ZERO:
           this.memoryIndex(r, op === 0x3f ? 'memory.size' : 'memory.grow');
@@ -196,7 +194,10 @@ class InstructionScan {
               this.skipFC(r, opAt);
               break;
             case 0xfd:
-              skipFD(r, opAt);
+              this.skipFD(r, opAt);
+              break;
+            case 0xfe:
+              this.skipFE(r, opAt);
               break;
           }
       }
@@ -233,6 +234,51 @@ class InstructionScan {
       default:
         throw prefixedOpcode(0xfc, sub, opAt);
     }
+  }
+
+  /** Atomic instructions' immediates, as their table (atomic-ops.ts) gives them. */
+  private skipFE(r: ByteReader, opAt: number): void {
+    const sub = r.u32();
+    const info = atomicOpInfo(sub);
+    if (info === undefined) throw prefixedOpcode(0xfe, sub, opAt);
+    if (info.imm === 'zeroByte') {
+      const at = r.pos;
+      if (r.u8() !== 0) r.fail('zero flag expected', at);
+      return;
+    }
+    this.skipMemarg(r);
+  }
+
+  /** SIMD immediates, as the instruction table (simd-ops.ts) gives them. */
+  private skipFD(r: ByteReader, opAt: number): void {
+    const sub = r.u32();
+    const info = simdOpInfo(sub);
+    if (info === undefined) throw prefixedOpcode(0xfd, sub, opAt);
+    switch (info.imm) {
+      case 'memarg':
+      case 'memargLane':
+        this.skipMemarg(r);
+        if (info.imm === 'memargLane') skipBytes(r, 1);
+        return;
+      case 'lane':
+        skipBytes(r, 1);
+        return;
+      case 'bytes16':
+        skipBytes(r, 16);
+        return;
+      case 'none':
+        return;
+    }
+  }
+
+  /**
+   * A memarg: its alignment, with multi-memory's flag a memory index (read whatever the
+   * features: the translator refuses it by name), then the offset, a u64 with memory64.
+   */
+  private skipMemarg(r: ByteReader): void {
+    if (memargHasMemoryIndex(r.u32())) r.u32();
+    if (this.features.has(Feature.Memory64)) r.u64();
+    else r.u32();
   }
 
   /** A memory index: a u32 with multi-memory, else a zero byte. */
@@ -273,29 +319,6 @@ function count(r: ByteReader): number {
 function skipBytes(r: ByteReader, n: number): void {
   if (r.pos + n > r.end) r.eof(r.end);
   r.pos += n;
-}
-
-/** SIMD immediates, as the instruction table (simd-ops.ts) gives them. */
-function skipFD(r: ByteReader, opAt: number): void {
-  const sub = r.u32();
-  const info = simdOpInfo(sub);
-  if (info === undefined) throw prefixedOpcode(0xfd, sub, opAt);
-  switch (info.imm) {
-    case 'memarg':
-    case 'memargLane':
-      if (memargHasMemoryIndex(r.u32())) r.u32();
-      r.u32();
-      if (info.imm === 'memargLane') skipBytes(r, 1);
-      return;
-    case 'lane':
-      skipBytes(r, 1);
-      return;
-    case 'bytes16':
-      skipBytes(r, 16);
-      return;
-    case 'none':
-      return;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -351,7 +374,7 @@ export function unknownOpcode(r: ByteReader, op: number, opAt: number): DecodeEr
  * The error for a 0xfc or 0xfd sub-opcode that WebAssembly 2.0 does not define: a refusal
  * when a later proposal does (wide arithmetic, relaxed SIMD), else "illegal opcode".
  */
-export function prefixedOpcode(prefix: 0xfc | 0xfd, sub: number, opAt: number): DecodeError {
+export function prefixedOpcode(prefix: 0xfc | 0xfd | 0xfe, sub: number, opAt: number): DecodeError {
   const opcode = formatOpcode(prefix, sub);
   if (prefix === 0xfc && sub >= 19 && sub <= 22) return refuseDecode(Feature.WideArithmetic, `opcode ${opcode}`, opAt);
   if (prefix === 0xfd && sub >= 0x100 && sub <= 0x113) return refuseDecode(Feature.RelaxedSimd, `opcode ${opcode}`, opAt);

@@ -32,6 +32,7 @@ import {
 import { CodeBuffer } from './code-buffer.js';
 import { SimdMove } from './simd-dispatch.js';
 import { simdOpInfo } from './simd-ops.js';
+import { atomicOpInfo } from './atomic-ops.js';
 import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
 
@@ -1111,6 +1112,10 @@ class FunctionTranslator {
       case 0xfd:
         this.simd(opAt);
         return;
+      case 0xfe:
+        if (!this.ctx.features.has(Feature.Atomics)) throw unknownOpcode(r, op, opAt);
+        this.atomic(opAt);
+        return;
       default:
         throw unknownOpcode(r, op, opAt);
     }
@@ -1858,6 +1863,48 @@ class FunctionTranslator {
       this.catches.push(...ctrl.legacyCatches);
       this.handlers[at + Handler.CatchEnd] = this.catches.length / CATCH_STRIDE;
     }
+  }
+
+  /**
+   * A 0xFE instruction (threads), as its row in the instruction table (atomic-ops.ts)
+   * describes it: one `Atomic` instruction (atomic-dispatch.ts), its operands in stack order
+   * after its result, then the memarg offset; atomic.fence is a no-op for one agent.
+   */
+  private atomic(opAt: number): void {
+    const r = this.r;
+    const sub = r.u32();
+    const info = atomicOpInfo(sub);
+    if (info === undefined) throw prefixedOpcode(0xfe, sub, opAt);
+    if (info.imm === 'zeroByte') {
+      const at = r.pos;
+      if (r.u8() !== 0) throw new DecodeError('zero flag expected', at);
+      this.charge();
+      return;
+    }
+    this.memarg(formatOpcode(0xfe, sub), opAt);
+    if (this.margAlign !== info.alignLog2) this.invalid('alignment must be equal to natural alignment');
+    const mem = this.margMemory;
+    const offset = this.margOffset;
+    const addressType = this.memoryAddress(mem);
+    const params = [addressType, ...info.params.slice(1)];
+    const operands: number[] = [];
+    for (let i = params.length - 1; i >= 0; i--) operands[i] = this.pop(params[i]!) * 2;
+    this.charge();
+    const d = info.results.length > 0 ? this.push(info.results[0]!) : -1;
+    this.onMemory(mem, () => {
+      if (addressType === I64) this.emitNarrow(this.margOffsetHuge ? Narrow.MemoryAlwaysTraps : Narrow.MemoryCheck, operands[0]! / 2);
+      const at = this.out.length;
+      this.out.push2(Op.Atomic, sub);
+      if (d >= 0) this.out.push(d * 2);
+      for (const w of operands) this.out.push(w);
+      this.out.push(offset);
+      this.lastDst = -1;
+      if (d >= 0) {
+        this.lastStart = at;
+        this.lastDst = at + 2;
+        this.lastDstSlot = d;
+      }
+    });
   }
 
   /**

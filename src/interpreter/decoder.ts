@@ -261,11 +261,11 @@ class Decoder extends ByteReader {
 
   memoryType(): MemoryType {
     const at = this.pos;
-    const { limits, is64 } = this.limits('memory');
+    const { limits, is64, shared } = this.limits('memory');
     if (++this.memoryCount === 2) {
       this.requireFeature(Feature.MultiMemory, 'a second memory', at, 'multiple memories');
     }
-    return is64 ? { limits, is64 } : { limits };
+    return { limits, ...(is64 ? { is64 } : {}), ...(shared ? { shared } : {}) };
   }
 
   /** A tag type: attribute 0 (an exception), then the type index of its payload. */

@@ -55,6 +55,11 @@ export class Execution {
   inst: Instance | null;
   /** The memory that memory instructions use (opcodes.ts, UseMemory): 0 but for one instruction at a time. */
   memoryIndex = 0;
+  /** Set by invokeSync: no event loop to wait on (see atomicWaitSuspend). */
+  synchronous = false;
+  /** A memory.atomic.wait is letting its timeout pass: pending, with no result to deliver. */
+  private waiting = false;
+  private waitOver = false;
   /** How much fuel the next resume() may spend before pausing. */
   sliceFuel = Infinity;
   results: WasmValue[] = [];
@@ -146,6 +151,11 @@ export class Execution {
       }
     }
     if (this.pendingHost !== null) return 'pending';
+    if (this.waiting) {
+      if (!this.waitOver) return 'pending';
+      this.waiting = false;
+      this.pending = null;
+    }
     // An instruction whose work goes on in pieces: one piece per resume(), so the driver
     // looks at the clock between them.
     if (!this.meter.continuePending()) return 'paused';
@@ -284,6 +294,32 @@ export class Execution {
     this.inst = callee.instance;
     this.prepareFrame(callee.instance, callee.index, this.base);
     return 'entered';
+  }
+
+  /**
+   * AtomicWaitHook (atomic-dispatch.ts): a memory.atomic.wait nobody can wake (one agent) must
+   * let `timeoutNs` pass. The execution is pending on a timer meanwhile, so the host's event
+   * loop runs; a wait with no timeout pends for ever, and the run ends at its deadline as any
+   * pending run does. A synchronous invocation cannot wait: a finite wait counts as elapsed,
+   * an endless one is a trap (Interrupt, what the deadline would have given).
+   */
+  atomicWaitSuspend(timeoutNs: number): boolean {
+    if (this.synchronous) {
+      if (timeoutNs === Infinity) throw new Trap(TrapKind.Interrupt);
+      return false;
+    }
+    this.waiting = true;
+    this.waitOver = false;
+    this.pending = timeoutNs === Infinity
+      ? new Promise<void>(() => {})
+      : new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutNs / 1e6);
+        // A run that ends first (its deadline) must not keep the process alive for the timer.
+        (timer as { unref?: () => void }).unref?.();
+      }).then(() => {
+        this.waitOver = true;
+      });
+    return true;
   }
 
   /**
@@ -426,6 +462,7 @@ export function invoke(store: Store, func: FuncRef, args: readonly WasmValue[]):
 /** Runs `func` to completion without yielding; asynchronous host functions are refused. */
 export function invokeSync(store: Store, func: FuncRef, args: readonly WasmValue[]): WasmValue[] {
   const execution = invoke(store, func, args);
+  execution.synchronous = true;
   for (;;) {
     const status = execution.resume();
     if (status === 'done') return execution.results;

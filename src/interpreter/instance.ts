@@ -325,6 +325,7 @@ function checkImport(store: Store, module: CompiledModule, imp: Import, value: E
     case 'memory':
       if (!(value instanceof MemoryInst)) return mismatch('expected a memory');
       if ((value.type.is64 === true) !== (d.type.is64 === true)) return mismatch('address types differ');
+      if ((value.type.shared === true) !== (d.type.shared === true)) return mismatch('sharedness differs');
       if (!limitsMatch(value.pages, value.type.limits.max, d.type.limits)) return mismatch('memory limits do not match');
       return;
     case 'tag':

@@ -17,6 +17,7 @@ import { bulkOperation } from './bulk.js';
 import * as N from './numeric.js';
 import { Narrow, Op } from './opcodes.js';
 import { simdOperation } from './simd-dispatch.js';
+import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
@@ -322,6 +323,19 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           ex.inst = inst;
           ex.throwFrom(code, pc);
           return left > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
+        case 0x3f: /* Atomic */ {
+          const next = atomicOperation(mem, code, pc, s32, base, ex);
+          if (next >= 0) {
+            pc = next;
+            continue;
+          }
+          // A wait that must let its timeout pass: the execution is pending until it has.
+          ex.pc = ~next;
+          ex.base = base;
+          ex.fsp = fsp;
+          ex.inst = inst;
+          return 'pending';
+        }
         case 0x25: /* Narrow64 */
           narrow64(code[pc + 1]!, s32, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;

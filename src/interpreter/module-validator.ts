@@ -125,6 +125,7 @@ function checkTag(m: ModuleIR, typeIndex: number): void {
 }
 
 function checkMemory(t: MemoryType): void {
+  if (t.shared === true && t.limits.max === null) fail('shared memory must have maximum');
   if (t.is64 === true) checkLimits(t.limits, MEMORY64_PAGES, MEMORY64_RANGE_MESSAGE);
   else checkLimits(t.limits, MAX_MEMORY_PAGES, MEMORY_RANGE_MESSAGE);
 }

@@ -71,6 +71,8 @@ export const Op = {
   Throw: 0x26,
   /** `ThrowRef a 0 fuel`: throws again the exception whose reference is in `a` (null traps). */
   ThrowRef: 0x27,
+  /** Every atomic instruction (threads): `Atomic sub operands...`, executed by atomic-dispatch.ts (its layouts there). */
+  Atomic: 0x3f,
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */

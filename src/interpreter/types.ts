@@ -80,6 +80,8 @@ export interface MemoryType {
   readonly limits: Limits;
   /** Addressed by i64 (memory64); absent or false: by i32. */
   readonly is64?: boolean;
+  /** Shared (threads); absent or false: not. One agent runs here, so only atomics' waits differ. */
+  readonly shared?: boolean;
 }
 
 /** The type of a memory's addresses or a table's indices: i64 with memory64, else i32. */

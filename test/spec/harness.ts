@@ -509,6 +509,8 @@ const REFERENCE_TRAP_MESSAGES: ReadonlyMap<TrapKind, readonly string[]> = new Ma
   [TrapKind.TableOutOfBounds, ['out of bounds table access', 'undefined element <index>']],
   [TrapKind.UninitializedElement, ['uninitialized element <index>']],
   [TrapKind.IndirectCallTypeMismatch, ['indirect call type mismatch']],
+  [TrapKind.UnalignedAtomic, ['unaligned atomic memory access']],
+  [TrapKind.AtomicWaitNonSharedMemory, ['expected shared memory']],
 ]);
 
 const INDEX = ' <index>';

@@ -33,7 +33,12 @@ export function createSpectest(store: Store): Map<string, ExternVal> {
     { elemType: FUNCREF, limits: { min: 10, max: 20 } },
     WasmValue.funcref(null),
   ));
+  exports.set('table64', store.createTable(
+    { elemType: FUNCREF, limits: { min: 10, max: 20 }, is64: true },
+    WasmValue.funcref(null),
+  ));
   exports.set('memory', store.createMemory({ limits: { min: 1, max: 2 } }));
+  exports.set('shared_memory', store.createMemory({ limits: { min: 1, max: 2 }, shared: true }));
 
   for (const [name, params] of PRINT_FUNCTIONS) {
     const type: FuncType = { params, results: [] };

@@ -97,21 +97,10 @@ export const NOT_RUN: Readonly<Record<ProfileId, readonly NotRunRule[]>> = {
     // Outside the suite's feature set (wasmtime's defaults leave them out).
     { feature: 'gc', reason: 'needs GC' },
     { feature: 'func-refs', reason: 'needs function references' },
-    {
-      script: /^table64$/,
-      reason: 'imports spectest "table64", a funcref table with an i64 index type, which the engine\'s '
-        + 'TableType cannot describe (it has no index type)',
-    },
   ],
   'wasm3-extra': [],
   legacy: [],
-  threads: [
-    {
-      script: /^imports$/,
-      reason: 'imports spectest "shared_memory" (1 page, max 2, shared), which the engine\'s MemoryType '
-        + 'cannot describe (it has no shared flag)',
-    },
-  ],
+  threads: [],
 };
 
 /** Why `script` of the suite is not run, or null when it is. */
