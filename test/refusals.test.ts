@@ -215,8 +215,8 @@ function cases(): Case[] {
   }
   {
     const bytes = mod(sec(4, vec([[0x40, 0x00, 0x70, 0x00, 0x01, 0xd0, 0x70, 0x0b]])));
-    add({ name: 'table initializer', bytes, feature: Feature.FunctionReferences, error: DecodeError,
-      message: 'function references are not supported by this engine (a table with an initializer expression, 0x40)',
+    add({ name: 'table initializer', bytes, feature: Feature.TableInitializers, error: DecodeError,
+      message: 'table initializer expressions are not supported by this engine (a table with an initializer expression, 0x40)',
       offset: 11 });
   }
 
@@ -244,9 +244,9 @@ function cases(): Case[] {
   }
   {
     const bytes = mod(sec(6, vec([[0x7f, 0x00, 0x41, 0x01, 0x0b], [0x7f, 0x00, 0x23, 0x00, 0x0b]])));
-    add({ name: 'global.get of a module global in a constant expression', bytes, feature: Feature.Gc,
+    add({ name: 'global.get of a module global in a constant expression', bytes, feature: Feature.ConstantGlobals,
       error: ValidationError,
-      message: 'unknown global 0: GC is not supported by this engine (global.get 0, a global the module defines, in a constant expression)',
+      message: 'unknown global 0: global.get of a module-defined global in a constant expression is not supported by this engine (global.get 0)',
       offset: find(bytes, [0x23, 0x00]) });
   }
 

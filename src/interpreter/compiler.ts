@@ -997,7 +997,8 @@ class FunctionTranslator {
         const g = r.u32();
         if (g >= this.ctx.globals.length) this.invalid(`unknown global ${g}`);
         const gt = this.ctx.globals[g]!;
-        if (!gt.mutable) this.invalid('global is immutable');
+        // The 3.0 reference interpreter (whose binary format memory64 brings) words it differently.
+        if (!gt.mutable) this.invalid(this.ctx.features.has(Feature.Memory64) ? 'immutable global' : 'global is immutable');
         const a = this.pop(gt.valType);
         this.charge();
         if (!this.live) return;
@@ -1159,10 +1160,11 @@ class FunctionTranslator {
 
   /**
    * A memarg: alignment exponent, memory index (with multi-memory, flagged by bit 6 of the
-   * alignment) and offset, into `margAlign`, `margMemory`, `margOffset`. `opcode` names the
-   * instruction in a refusal.
+   * alignment) and offset, into `margMemory`, `margOffset`. The alignment exponent must not
+   * exceed `maxAlign` (log2 of the bytes accessed), or, for atomics (`exact`), must equal it.
+   * `opcode` names the instruction in a refusal.
    */
-  private memarg(opcode: string, opAt: number): void {
+  private memarg(opcode: string, opAt: number, maxAlign: number, exact = false): void {
     const r = this.r;
     let align = r.u32();
     let mem = 0;
@@ -1173,20 +1175,24 @@ class FunctionTranslator {
         throw refuseValidation(Feature.MultiMemory, detail, opAt, 'alignment must not be larger than natural');
       }
       align -= 0x40;
+    } else if (align >= 0x80 && this.ctx.features.has(Feature.MultiMemory)) {
+      // Multi-memory's memarg: flags of 2^7 and more are no encoding at all.
+      throw new DecodeError('malformed memop flags', opAt + 1);
     }
     // memory64 reads the offset as a u64, and a 32-bit memory's must fit in 32 bits.
     const offset = this.ctx.features.has(Feature.Memory64) ? r.u64() : r.u32();
     this.requireMemory(mem);
+    if (exact ? align !== maxAlign : align > maxAlign) {
+      this.invalid(exact ? 'alignment must be equal to natural alignment' : 'alignment must not be larger than natural');
+    }
     const is64 = this.ctx.memories[mem]!.is64 === true;
     if (offset > 0xffffffff && !is64) this.invalid('offset out of range');
-    this.margAlign = align;
     this.margMemory = mem;
     this.margIs64 = is64;
     this.margOffsetHuge = offset > 0xffffffff;
     this.margOffset = this.margOffsetHuge ? 0 : offset | 0;
   }
 
-  private margAlign = 0;
   private margMemory = 0;
   private margOffset = 0;
   /** The memory is addressed by i64 (memory64). */
@@ -1446,10 +1452,9 @@ class FunctionTranslator {
   }
 
   private memoryAccess(op: number): void {
-    this.memarg(formatOpcode(op), this.r.pos - 1);
+    this.memarg(formatOpcode(op), this.r.pos - 1, MAX_MEMORY_ALIGN[op - 0x28]!);
     const offset = this.margOffset;
     const mem = this.margMemory;
-    if (this.margAlign > MAX_MEMORY_ALIGN[op - 0x28]!) this.invalid('alignment must not be larger than natural');
     this.charge();
     const is64 = this.margIs64;
     const huge = this.margOffsetHuge;
@@ -1881,8 +1886,7 @@ class FunctionTranslator {
       this.charge();
       return;
     }
-    this.memarg(formatOpcode(0xfe, sub), opAt);
-    if (this.margAlign !== info.alignLog2) this.invalid('alignment must be equal to natural alignment');
+    this.memarg(formatOpcode(0xfe, sub), opAt, info.alignLog2, true);
     const mem = this.margMemory;
     const offset = this.margOffset;
     const addressType = this.memoryAddress(mem);
@@ -1924,10 +1928,9 @@ class FunctionTranslator {
     switch (info.imm) {
       case 'memarg':
       case 'memargLane': {
-        this.memarg(formatOpcode(0xfd, sub), opAt);
+        this.memarg(formatOpcode(0xfd, sub), opAt, 31 - Math.clz32(info.accessBytes));
         offset = this.margOffset;
         mem = this.margMemory;
-        if (this.margAlign > 31 - Math.clz32(info.accessBytes)) this.invalid('alignment must not be larger than natural');
         if (info.imm === 'memargLane') immediates.push(this.laneIndex(info.lanes));
         break;
       }

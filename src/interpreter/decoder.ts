@@ -42,6 +42,7 @@ import {
   type Limits,
   type MemoryType,
   type ModuleIR,
+  type Table,
   type TableType,
   type ValType,
 } from './types.js';
@@ -248,8 +249,10 @@ class Decoder extends ByteReader {
       this.fail('integer representation too long', this.pos);
     }
     const is64 = (flag & 0x04) !== 0;
-    const min = is64 ? this.u64() : this.u32();
-    const max = flag & 0x01 ? (is64 ? this.u64() : this.u32()) : null;
+    // The 3.0 binary format (memory64's) reads every limit as a u64; validation bounds it.
+    const wide = is64 || features.has(Feature.Memory64);
+    const min = wide ? this.u64() : this.u32();
+    const max = flag & 0x01 ? (wide ? this.u64() : this.u32()) : null;
     return { limits: { min, max }, is64, shared: (flag & 0x02) !== 0 };
   }
 
@@ -334,12 +337,11 @@ class Decoder extends ByteReader {
           break;
         case 0x23: {
           const x = this.u32();
-          // WebAssembly 2.0 knows only the imported globals here ("unknown global"); GC lets
+          // WebAssembly 2.0 knows only the imported globals here ("unknown global"); 3.0 lets
           // a constant expression read an immutable global the module defines before it.
           const own = this.definedGlobals[x - this.importedGlobals];
           if (x >= this.importedGlobals && own !== undefined && !own.type.mutable) {
-            const detail = `global.get ${x}, a global the module defines, in a constant expression`;
-            this.defer(refuseValidation(Feature.Gc, detail, at, `unknown global ${x}`));
+            this.requireFeature(Feature.ConstantGlobals, `global.get ${x}`, at, `unknown global ${x}`);
           }
           out.push(mkInstr(op, x, 0));
           break;
@@ -418,7 +420,7 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
   const types: FuncType[] = [];
   const imports: Import[] = [];
   let functions: number[] = [];
-  const tables: TableType[] = [];
+  const tables: Table[] = [];
   const memories: MemoryType[] = [];
   const tags: number[] = [];
   const globals: Global[] = [];
@@ -514,9 +516,17 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
         const n = d.length();
         for (let i = 0; i < n; i++) {
           if (d.pos < sectionEnd && bytes[d.pos] === 0x40) {
-            throw refuseDecode(Feature.FunctionReferences, 'a table with an initializer expression, 0x40', d.pos);
+            const at = d.pos;
+            if (!features.has(Feature.TableInitializers)) {
+              throw refuseDecode(Feature.TableInitializers, 'a table with an initializer expression, 0x40', at);
+            }
+            d.pos++;
+            if (d.u8() !== 0x00) d.fail('malformed table', at + 1);
+            const type = d.tableType();
+            tables.push({ ...type, init: d.constExpr() });
+          } else {
+            tables.push(d.tableType());
           }
-          tables.push(d.tableType());
           if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
         }
         break;

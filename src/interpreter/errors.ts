@@ -47,6 +47,10 @@ export const Feature = {
   FunctionReferences: 'function references',
   Gc: 'GC',
   ExtendedConst: 'extended constant expressions',
+  /** WebAssembly 3.0 (from GC): a constant expression may read an immutable global defined before it. */
+  ConstantGlobals: 'global.get of a module-defined global in a constant expression',
+  /** WebAssembly 3.0 (from function references): a table defined with the value its elements start with. */
+  TableInitializers: 'table initializer expressions',
   WideArithmetic: 'wide arithmetic',
 } as const;
 
@@ -54,7 +58,7 @@ export type Feature = (typeof Feature)[keyof typeof Feature];
 
 const PLURAL_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
   Feature.Atomics, Feature.SharedTable, Feature.CustomPageSizes, Feature.TailCalls,
-  Feature.FunctionReferences, Feature.ExtendedConst,
+  Feature.FunctionReferences, Feature.ExtendedConst, Feature.TableInitializers,
 ]);
 
 /** How every message prints an opcode: `0x12`, or with its prefix `0xfc 0x13`. */

@@ -15,9 +15,14 @@ export const WASMTIME_FEATURES: FeatureSet = new Set<Feature>([
   Feature.Memory64, Feature.Table64,
 ]);
 
-/** What this engine runs by default: wasmtime's defaults, single-threaded threads and exception handling. */
+/**
+ * What this engine runs by default: wasmtime's defaults, threads (single-threaded), exception
+ * handling, and two parts of WebAssembly 3.0 that wasmtime takes only with GC or function
+ * references: defined globals read in constant expressions, and table initializers.
+ */
 export const ALL_FEATURES: FeatureSet = new Set<Feature>([
-  ...WASMTIME_FEATURES, Feature.SharedMemory, Feature.Atomics, Feature.ExceptionHandling,
+  ...WASMTIME_FEATURES, Feature.SharedMemory, Feature.Atomics, Feature.ExceptionHandling, Feature.ConstantGlobals,
+  Feature.TableInitializers,
 ]);
 
 /** WebAssembly 2.0 with the threads proposal: what the threads scripts assume. */

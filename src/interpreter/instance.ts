@@ -91,7 +91,15 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
     inst.funcIds[index] = store.addFunction(new FuncInst(module.funcTypes[index]!, sig, inst, index, null));
     if (i % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
   }
-  for (const t of ir.tables) inst.tables.push(new TableInst(store, t, NULL_REF));
+  const scratch: Words = { lo: 0, hi: 0, w2: 0, w3: 0 };
+  for (const t of ir.tables) {
+    let init = NULL_REF;
+    if (t.init !== undefined) {
+      evalConst(inst, t.init, scratch);
+      init = scratch.lo;
+    }
+    inst.tables.push(new TableInst(store, t, init));
+  }
   for (const m of ir.memories) inst.memories.push(new MemoryInst(store, m));
   inst.memory = inst.memories[0] ?? null;
   for (const t of ir.tags) inst.tags.push(new TagInst(ir.types[t]!));
@@ -102,7 +110,6 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
   }
   for (const e of ir.exports) inst.exports.set(e.name, exportedValue(inst, e.kind, e.index));
   yield;
-  const scratch: Words = { lo: 0, hi: 0, w2: 0, w3: 0 };
   for (const seg of ir.elements) {
     const refs = new Int32Array(seg.init.length);
     for (let i = 0; i < refs.length; i++) {

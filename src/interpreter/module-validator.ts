@@ -32,8 +32,11 @@ function fail(message: string): never {
 /** The parts of the validation context C that constant expressions may look at. */
 interface ConstContext {
   readonly funcCount: number;
-  /** Types of the imported globals: the only globals a constant expression may read. */
-  readonly importedGlobals: readonly GlobalType[];
+  /**
+   * Types of the globals a constant expression may read: the imported ones, and with
+   * Feature.ConstantGlobals those the module defines before it (all of them, for segments).
+   */
+  readonly readableGlobals: GlobalType[];
 }
 
 /**
@@ -57,7 +60,7 @@ const CONSTANT_OPS: ReadonlySet<number> = new Set([0x41, 0x42, 0x43, 0x44, V128_
 function checkConstExpr(ctx: ConstContext, expr: ConstExpr, t: ValType): void {
   for (const ins of expr) {
     if (ins.op === 0x23) {
-      const g = ctx.importedGlobals[ins.a];
+      const g = ctx.readableGlobals[ins.a];
       if (g === undefined) fail(`unknown global ${ins.a >>> 0}`);
       if (g.mutable) fail('constant expression required');
     } else if (!CONSTANT_OPS.has(ins.op) && !EXTENDED_CONST_TYPES.has(ins.op)) {
@@ -90,7 +93,7 @@ function checkConstExpr(ctx: ConstContext, expr: ConstExpr, t: ValType): void {
         stack.push(FUNCREF);
         break;
       case 0x23:
-        stack.push(ctx.importedGlobals[ins.a]!.valType);
+        stack.push(ctx.readableGlobals[ins.a]!.valType);
         break;
       default: {
         const operand = EXTENDED_CONST_TYPES.get(ins.op)!;
@@ -194,8 +197,13 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
   // The decoder refuses a second memory at its offset; this is for a ModuleIR made otherwise.
   if (memoryCount > 1 && !features.has(Feature.MultiMemory)) throw refuseValidation(Feature.MultiMemory, `${memoryCount} memories`, -1, 'multiple memories');
 
-  const ctx: ConstContext = { funcCount: funcTypes.length, importedGlobals };
-  for (const g of m.globals) checkConstExpr(ctx, g.init, g.type.valType);
+  const ctx: ConstContext = { funcCount: funcTypes.length, readableGlobals: [...importedGlobals] };
+  // Table initializers come before the module's globals: they may read imported ones only.
+  for (const t of m.tables) if (t.init !== undefined) checkConstExpr(ctx, t.init, t.elemType);
+  for (const g of m.globals) {
+    checkConstExpr(ctx, g.init, g.type.valType);
+    if (features.has(Feature.ConstantGlobals)) ctx.readableGlobals.push(g.type);
+  }
   const globalCount = importedGlobals.length + m.globals.length;
 
   for (const seg of m.elements) {

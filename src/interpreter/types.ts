@@ -76,6 +76,11 @@ export interface TableType {
   readonly is64?: boolean;
 }
 
+/** A table the module defines: its type, and the value its elements start with (3.0), if given. */
+export interface Table extends TableType {
+  readonly init?: ConstExpr;
+}
+
 export interface MemoryType {
   readonly limits: Limits;
   /** Addressed by i64 (memory64); absent or false: by i32. */
@@ -194,7 +199,7 @@ export interface ModuleIR {
   readonly imports: readonly Import[];
   /** Type index of each function defined in the module (function section). */
   readonly functions: readonly number[];
-  readonly tables: readonly TableType[];
+  readonly tables: readonly Table[];
   readonly memories: readonly MemoryType[];
   /** Type index of each tag defined in the module (exception handling's tag section). */
   readonly tags: readonly number[];
