@@ -29,7 +29,7 @@ const SUITE3_FEATURES_RUN: ReadonlySet<string> = new Set(['simd', 'relaxed', 'ta
  * script the engine comes to pass leaves this list and runs.
  */
 const SUITE3_FAILING: ReadonlyMap<string, string> = new Map([
-  ['binary', 'a missing end reported as the body'\''s, and "illegal opcode ff" (this engine prints 0xff everywhere)'],
+  ['binary', "a missing end reported as the body's, and \"illegal opcode ff\" (this engine prints 0xff everywhere)"],
   ['binary-gc', 'a malformed GC type is refused as GC, not "malformed mutability"'],
   ['binary-leb128', 'a LEB128 longer than its section (3.0 reads it to the end first: "integer representation too long" / "integer too large")'],
 ]);
