@@ -36,6 +36,20 @@ import { atomicOpInfo } from './atomic-ops.js';
 import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
 
+/**
+ * The scalar instructions whose float result may be a NaN they made (Cranelift's list for its
+ * NaN canonicalisation: arithmetic, rounding, sqrt, min/max, demote, promote), by opcode: the
+ * width of the result. Bit operations (abs, neg, copysign) and conversions from integers
+ * are not among them.
+ */
+const SCALAR_NAN_RESULTS: ReadonlyMap<number, 32 | 64> = new Map<number, 32 | 64>([
+  ...[0x8d, 0x8e, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0xb6].map((op) => [op, 32] as const),
+  ...[0x9b, 0x9c, 0x9d, 0x9e, 0x9f, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xbb].map((op) => [op, 64] as const),
+]);
+
+/** `Canonicalize` kinds from this on are a SIMD sub-opcode plus it (below it: 32 and 64, scalars). */
+export const CANONICALIZE_SIMD = 0x1000;
+
 /** WebAssembly's i64.extend_i32_s and _u, which turn a 32-bit size into memory64's i64. */
 const I64_EXTEND_I32_S = 0xac;
 const I64_EXTEND_I32_U = 0xad;
@@ -141,6 +155,8 @@ export interface ModuleContext {
   readonly memories: readonly MemoryType[];
   /** The payload type of each tag, imports first (exception handling). */
   readonly tags: readonly FuncType[];
+  /** Make every NaN that float arithmetic produces the canonical one (CompileOptions.canonicalNaNs). */
+  readonly canonicalNaNs: boolean;
   readonly declaredRefs: ReadonlySet<number>;
 }
 
@@ -1536,6 +1552,18 @@ class FunctionTranslator {
     if (sig.binary) this.emitProducer(op, d, 2, a * 2, b * 2);
     else if (isReinterpret(op)) this.emitProducer(Op.Copy, d, 1, a * 2);
     else this.emitProducer(op, d, 1, a * 2);
+    const nan = SCALAR_NAN_RESULTS.get(op);
+    if (nan !== undefined) this.canonicalize(nan, d);
+  }
+
+  /**
+   * In the canonical-NaN mode (ModuleContext.canonicalNaNs), makes a NaN just written to slot
+   * `d` by floating-point arithmetic the canonical one: `Canonicalize kind d`, `kind` 32 or 64
+   * for a scalar, or a SIMD sub-opcode whose lanes it rewrites (simd.ts, simdCanonicalize).
+   */
+  private canonicalize(kind: number, d: number): void {
+    if (!this.ctx.canonicalNaNs || !this.live) return;
+    this.emit2(Op.Canonicalize, kind, d * 2);
   }
 
   private prefixed(): void {
@@ -1966,6 +1994,7 @@ class FunctionTranslator {
       }
       this.emitSimd(sub, d, words);
     });
+    if (info.nanLanes !== 0) this.canonicalize(CANONICALIZE_SIMD + sub, d);
   }
 
   /** A lane index byte, checked against the shape's lane count. */

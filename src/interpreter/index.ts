@@ -1,5 +1,5 @@
 /** The engine's embedding API; see docs/engine-api.md. */
-export { compileModule, compileModuleInSteps, CompiledModule } from './module.js';
+export { compileModule, compileModuleInSteps, CompiledModule, type CompileOptions } from './module.js';
 export { runSteps, type Steps } from './steps.js';
 export { ALL_FEATURES, THREADS_FEATURES, WASM2_FEATURES, WASMTIME_FEATURES, type FeatureSet } from './features.js';
 export { Feature } from './errors.js';

@@ -17,6 +17,8 @@ import { bulkOperation } from './bulk.js';
 import * as N from './numeric.js';
 import { Narrow, Op } from './opcodes.js';
 import { simdOperation } from './simd-dispatch.js';
+import { simdCanonicalize } from './simd.js';
+import { CANONICALIZE_SIMD } from './compiler.js';
 import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
 
@@ -27,6 +29,20 @@ export const MAX_SLICE_FUEL = 2 ** 30;
 
 function memoryTrap(): Trap {
   return new Trap(TrapKind.MemoryOutOfBounds);
+}
+
+/** `Canonicalize kind d` (opcodes.ts): a NaN at word `d` made the canonical NaN of its width or lanes. */
+function canonicalizeNaN(kind: number, s32: Int32Array, f32: Float32Array, f64: Float64Array, d: number): void {
+  if (kind === 32) {
+    if (f32[d] !== f32[d]) s32[d] = 0x7fc00000;
+  } else if (kind === 64) {
+    if (f64[d >> 1] !== f64[d >> 1]) {
+      s32[d] = 0;
+      s32[d + 1] = 0x7ff80000;
+    }
+  } else {
+    simdCanonicalize(kind - CANONICALIZE_SIMD, s32, d);
+  }
 }
 
 /** `Narrow64 mode d a` (opcodes.ts): the i64 at word `a` checked, or clamped into `d`. */
@@ -336,6 +352,10 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           ex.inst = inst;
           return 'pending';
         }
+        case 0x40: /* Canonicalize */
+          canonicalizeNaN(code[pc + 1]!, s32, f32, f64, base + code[pc + 2]!);
+          pc += 3;
+          continue;
         case 0x25: /* Narrow64 */
           narrow64(code[pc + 1]!, s32, base + code[pc + 2]!, base + code[pc + 3]!);
           pc += 4;

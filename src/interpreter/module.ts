@@ -33,16 +33,16 @@ export class CompiledModule {
   }
 
   /** Compiles a decoded and validated module, in steps (compileFunctionsInSteps). */
-  static *inSteps(ir: ModuleIR, features: FeatureSet = ALL_FEATURES): Steps<CompiledModule> {
+  static *inSteps(ir: ModuleIR, features: FeatureSet = ALL_FEATURES, options: CompileOptions = {}): Steps<CompiledModule> {
     if (!features.has(Feature.Simd)) rejectSimd(ir);
-    const layout = layoutOf(ir, features);
+    const layout = layoutOf(ir, features, options.canonicalNaNs === true);
     const functions = yield* compileFunctionsInSteps(layout);
     return new CompiledModule(ir, layout, functions);
   }
 }
 
 /** What translating the function bodies needs to know of the module: the index spaces. */
-function layoutOf(ir: ModuleIR, features: FeatureSet): ModuleContext {
+function layoutOf(ir: ModuleIR, features: FeatureSet, canonicalNaNs: boolean): ModuleContext {
   const funcTypes: FuncType[] = [];
   const tables: TableType[] = [];
   const globals: GlobalType[] = [];
@@ -62,7 +62,9 @@ function layoutOf(ir: ModuleIR, features: FeatureSet): ModuleContext {
   for (const g of ir.globals) globals.push(g.type);
   memories.push(...ir.memories);
   for (const t of ir.tags) tags.push(ir.types[t]!);
-  return { ir, features, funcTypes, numImportedFuncs, tables, globals, memories, tags, declaredRefs: declaredFunctionRefs(ir) };
+  return {
+    ir, features, canonicalNaNs, funcTypes, numImportedFuncs, tables, globals, memories, tags, declaredRefs: declaredFunctionRefs(ir),
+  };
 }
 
 /**
@@ -81,17 +83,29 @@ function rejectSimd(ir: ModuleIR): void {
  * Decodes, validates and translates a binary module; throws DecodeError or ValidationError.
  * `features`: what it may use (features.ts); anything else is refused by name.
  */
-export function compileModule(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES): CompiledModule {
-  return runSteps(compileModuleInSteps(bytes, features));
+export function compileModule(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES, options: CompileOptions = {}): CompiledModule {
+  return runSteps(compileModuleInSteps(bytes, features, options));
+}
+
+/** How a module is translated, beyond what it may use. */
+export interface CompileOptions {
+  /**
+   * Every NaN that floating-point arithmetic produces (scalar and SIMD lanes) becomes the
+   * canonical NaN, so results and memory are bit-identical on every engine and machine. Off
+   * by default, as in wasmtime (its `cranelift_nan_canonicalization`).
+   */
+  readonly canonicalNaNs?: boolean;
 }
 
 /**
  * compileModule as steps (steps.ts), each a bounded piece of the work: decoding, the module's
  * own rules, then the function bodies a few tens of kilobytes at a time.
  */
-export function* compileModuleInSteps(bytes: Uint8Array, features: FeatureSet = ALL_FEATURES): Steps<CompiledModule> {
+export function* compileModuleInSteps(
+  bytes: Uint8Array, features: FeatureSet = ALL_FEATURES, options: CompileOptions = {},
+): Steps<CompiledModule> {
   const ir = yield* decodeModuleInSteps(bytes, features);
   validateModule(ir, features);
   yield;
-  return yield* CompiledModule.inSteps(ir, features);
+  return yield* CompiledModule.inSteps(ir, features, options);
 }

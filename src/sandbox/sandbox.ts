@@ -133,6 +133,12 @@ export interface SandboxOptions {
    * engine's `Feature` names.
    */
   readonly features?: 'all' | 'wasmtime' | FeatureSet;
+  /**
+   * Make every NaN that floating-point arithmetic produces (scalar and SIMD) the canonical
+   * one, so the same module gives bit-identical results and memory on every machine and
+   * engine (docs/determinism.md). Off by default, as in wasmtime.
+   */
+  readonly canonicalNaNs?: boolean;
 }
 
 export class Sandbox {
@@ -140,6 +146,8 @@ export class Sandbox {
   readonly host: HostAbi;
   /** What its modules may use (SandboxOptions.features). */
   readonly features: FeatureSet;
+  /** SandboxOptions.canonicalNaNs. */
+  readonly canonicalNaNs: boolean;
 
   /** A sandbox granting `host` (nothing, by default). */
   constructor(host: HostAbi = HostAbi.denyAll(), options: SandboxOptions = {}) {
@@ -150,6 +158,7 @@ export class Sandbox {
     else if (features === 'wasmtime') this.features = WASMTIME_FEATURES;
     else if (features instanceof Set) this.features = new Set(features);
     else throw new TypeError("Sandbox: features must be 'all', 'wasmtime' or a Set of features");
+    this.canonicalNaNs = options.canonicalNaNs === true;
   }
 
   /** A sandbox that grants nothing: any import is a `DisallowedImport`. */
@@ -166,7 +175,8 @@ export class Sandbox {
   async compile(bytes: Uint8Array | ArrayBuffer | string): Promise<CompiledModule> {
     try {
       const binary = await toBinary(bytes);
-      return CompiledModule.wrap(await driveSteps(compileModuleInSteps(binary, this.features)));
+      const options = { canonicalNaNs: this.canonicalNaNs };
+      return CompiledModule.wrap(await driveSteps(compileModuleInSteps(binary, this.features, options)));
     } catch (e) {
       throw compileError(e);
     }
