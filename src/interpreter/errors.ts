@@ -47,6 +47,8 @@ export const Feature = {
   FunctionReferences: 'function references',
   Gc: 'GC',
   ExtendedConst: 'extended constant expressions',
+  /** Part of 2.0 (reference types): more than one table. Only the threads proposal's older scripts leave it out. */
+  MultipleTables: 'multiple tables (reference types)',
   /** WebAssembly 3.0 (from GC): a constant expression may read an immutable global defined before it. */
   ConstantGlobals: 'global.get of a module-defined global in a constant expression',
   /** WebAssembly 3.0 (from function references): a table defined with the value its elements start with. */

@@ -7,7 +7,7 @@ import { Feature } from './errors.js';
 export type FeatureSet = ReadonlySet<Feature>;
 
 /** WebAssembly 2.0, SIMD included: what the 2.0 core suite assumes. */
-export const WASM2_FEATURES: FeatureSet = new Set<Feature>([Feature.Simd]);
+export const WASM2_FEATURES: FeatureSet = new Set<Feature>([Feature.Simd, Feature.MultipleTables]);
 
 /** wasmtime 45's defaults (its `Config` as sandboxd leaves it). */
 export const WASMTIME_FEATURES: FeatureSet = new Set<Feature>([
@@ -25,5 +25,8 @@ export const ALL_FEATURES: FeatureSet = new Set<Feature>([
   Feature.TableInitializers,
 ]);
 
-/** WebAssembly 2.0 with the threads proposal: what the threads scripts assume. */
-export const THREADS_FEATURES: FeatureSet = new Set<Feature>([...WASM2_FEATURES, Feature.SharedMemory, Feature.Atomics]);
+/**
+ * The threads proposal as its scripts assume it: their fork of the spec predates reference
+ * types, so a second table is invalid there ("multiple tables"), as a second memory is.
+ */
+export const THREADS_FEATURES: FeatureSet = new Set<Feature>([Feature.Simd, Feature.SharedMemory, Feature.Atomics]);

@@ -190,6 +190,7 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
     memories.push(mem);
   }
   const memoryCount = memories.length;
+  if (tables.length > 1 && !features.has(Feature.MultipleTables)) fail('multiple tables');
   for (const t of m.tags) {
     checkTag(m, t);
     tagCount++;
