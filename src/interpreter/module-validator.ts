@@ -190,7 +190,9 @@ export function validateModule(m: ModuleIR, features: FeatureSet = ALL_FEATURES)
     memories.push(mem);
   }
   const memoryCount = memories.length;
-  if (tables.length > 1 && !features.has(Feature.MultipleTables)) fail('multiple tables');
+  if (tables.length > 1 && !features.has(Feature.MultipleTables)) {
+    throw refuseValidation(Feature.MultipleTables, `${tables.length} tables`, -1, 'multiple tables');
+  }
   for (const t of m.tags) {
     checkTag(m, t);
     tagCount++;
