@@ -4,8 +4,8 @@
  * Unwinding goes through the explicit frame stack, across functions and instances; an
  * exception that escapes the export ends the run as a trap naming it.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import wabt from 'wabt';
+import { describe, expect, it } from 'vitest';
+import { assemble } from './helpers/engine-oracle.js';
 import {
   compileModule, Engine, Feature, instantiate, invokeSync, Store, TrapKind, WASM2_FEATURES, WasmValue,
 } from '../src/interpreter/index.js';
@@ -13,23 +13,9 @@ import { UncaughtException } from '../src/interpreter/errors.js';
 import { FuncRef } from '../src/interpreter/values.js';
 import { Sandbox, SandboxError, Value } from '../src/index.js';
 
-let W: Awaited<ReturnType<typeof wabt>>;
-beforeAll(async () => {
-  W = await wabt();
-});
-
-function assemble(src: string): Uint8Array {
-  const m = W.parseWat('t.wat', src, { exceptions: true });
-  try {
-    return new Uint8Array(m.toBinary({}).buffer);
-  } finally {
-    m.destroy();
-  }
-}
-
-function load(src: string): (name: string, ...args: number[]) => WasmValue[] {
+async function load(src: string): Promise<(name: string, ...args: number[]) => WasmValue[]> {
   const store = new Store(new Engine());
-  const inst = instantiate(store, compileModule(assemble(src)), () => undefined);
+  const inst = instantiate(store, compileModule(await assemble(src)), () => undefined);
   return (name, ...args) => invokeSync(store, inst.exports.get(name) as FuncRef, args.map((a) => WasmValue.i32(a)));
 }
 
@@ -96,21 +82,21 @@ const LEGACY = `(module
 )`;
 
 describe('exception handling (try_table, throw, throw_ref)', () => {
-  it('catches by tag across frames, and with catch_all', () => {
-    const call = load(STANDARD);
+  it('catches by tag across frames, and with catch_all', async () => {
+    const call = await load(STANDARD);
     expect(call('catchDeep', 0).map(String)).toEqual(['i32:42']);
     expect(call('catchDeep', 1).map(String)).toEqual(['i32:100']);
     expect(call('catchDeep', 3).map(String)).toEqual(['i32:-1']);
   });
 
-  it('hands an exception on by reference (catch_ref, throw_ref)', () => {
-    const call = load(STANDARD);
+  it('hands an exception on by reference (catch_ref, throw_ref)', async () => {
+    const call = await load(STANDARD);
     expect(call('rethrowRef', 0).map(String)).toEqual(['i32:1042']);
     expect(call('catchAllRef', 0).map(String)).toEqual(['i32:2042']);
   });
 
-  it('ends the invocation with an UncaughtException naming the tag; traps are not caught', () => {
-    const call = load(STANDARD);
+  it('ends the invocation with an UncaughtException naming the tag; traps are not caught', async () => {
+    const call = await load(STANDARD);
     let err: unknown;
     try {
       call('uncaught', 0);
@@ -125,10 +111,10 @@ describe('exception handling (try_table, throw, throw_ref)', () => {
     expect(() => call('nullRef')).toThrow(/null reference/);
   });
 
-  it('is refused by name when the features leave it out', () => {
+  it('is refused by name when the features leave it out', async () => {
     let err: unknown;
     try {
-      compileModule(assemble(STANDARD), WASM2_FEATURES);
+      compileModule(await assemble(STANDARD), WASM2_FEATURES);
     } catch (e) {
       err = e;
     }
@@ -137,8 +123,8 @@ describe('exception handling (try_table, throw, throw_ref)', () => {
 });
 
 describe('legacy exception handling (try, catch, catch_all, rethrow, delegate)', () => {
-  it('catches, rethrows and delegates', () => {
-    const call = load(LEGACY);
+  it('catches, rethrows and delegates', async () => {
+    const call = await load(LEGACY);
     expect(call('tryCatch', 5).map(String)).toEqual(['i32:6']);
     expect(call('rethrow', 5).map(String)).toEqual(['i32:50']);
     expect(call('delegate', 5).map(String)).toEqual(['i32:105']);
@@ -150,7 +136,7 @@ describe('through the sandbox', () => {
     const sandbox = Sandbox.denyAll();
     let err: unknown;
     try {
-      await sandbox.run(assemble(STANDARD), 'uncaught', [Value.i32(0)]);
+      await sandbox.run(await assemble(STANDARD), 'uncaught', [Value.i32(0)]);
     } catch (e) {
       err = e;
     }

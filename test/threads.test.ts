@@ -5,19 +5,10 @@
  * Timeout at the deadline; notify wakes no one.
  */
 import { describe, expect, it } from 'vitest';
-import wabt from 'wabt';
+import { assemble } from './helpers/engine-oracle.js';
 import { Sandbox, SandboxError, Value } from '../src/index.js';
 import { compileModule, DecodeError, Feature, WASMTIME_FEATURES } from '../src/interpreter/index.js';
 
-async function assemble(src: string): Promise<Uint8Array> {
-  const w = await wabt();
-  const m = w.parseWat('t.wat', src, { threads: true });
-  try {
-    return new Uint8Array(m.toBinary({}).buffer);
-  } finally {
-    m.destroy();
-  }
-}
 
 const SRC = `(module
   (memory 1 1 shared)
@@ -33,7 +24,7 @@ const SRC = `(module
 describe('shared memory and atomics (one agent)', () => {
   it('runs atomic read-modify-write, cmpxchg, notify; traps on an unaligned address', async () => {
     const sandbox = Sandbox.denyAll();
-    const module = await sandbox.compile(await assemble(SRC));
+    const module = await sandbox.compile(await assemble(SRC, false));
     expect(String((await sandbox.run(module, 'rmw')).values)).toBe('I32(43)');
     await expect(sandbox.run(module, 'unaligned')).rejects.toThrow(/unaligned atomic/);
     expect(String((await sandbox.run(module, 'notEqual')).values)).toBe('I32(1)');
@@ -41,7 +32,7 @@ describe('shared memory and atomics (one agent)', () => {
 
   it('a wait nobody can wake ends by its timeout, with the event loop free meanwhile', async () => {
     const sandbox = Sandbox.denyAll();
-    const module = await sandbox.compile(await assemble(SRC));
+    const module = await sandbox.compile(await assemble(SRC, false));
     let ticks = 0;
     const timer = setInterval(() => { ticks++; }, 2);
     const started = performance.now();
@@ -55,7 +46,7 @@ describe('shared memory and atomics (one agent)', () => {
 
   it('a wait with no timeout ends as Timeout at the deadline, never a hang', { retry: 2 }, async () => {
     const sandbox = Sandbox.denyAll();
-    const module = await sandbox.compile(await assemble(SRC));
+    const module = await sandbox.compile(await assemble(SRC, false));
     const started = performance.now();
     let err: unknown;
     try {
@@ -71,7 +62,7 @@ describe('shared memory and atomics (one agent)', () => {
   it("is refused by name in wasmtime's feature set (its build has no threads)", async () => {
     let err: unknown;
     try {
-      compileModule(await assemble(SRC), WASMTIME_FEATURES);
+      compileModule(await assemble(SRC, false), WASMTIME_FEATURES);
     } catch (e) {
       err = e;
     }
