@@ -14,50 +14,10 @@ import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
 import { DecodeError, Feature, formatOpcode, refuseDecode } from './errors.js';
 import { ByteReader } from './reader.js';
-import { simdOpInfo } from './simd-ops.js';
-import { atomicOpInfo } from './atomic-ops.js';
+import {
+  Imm, IMM_NO_ROW, IMM_PREFIX, type InstructionRow, instructionRow, LAST_INDEX_IMM, SINGLE_BYTE, SINGLE_BYTE_IMM,
+} from './instruction-set.js';
 import type { ModuleIR } from './types.js';
-
-/** Immediate shapes of the single-byte opcodes (0 = illegal opcode). */
-const IMM_ILLEGAL = 0;
-const IMM_NONE = 1;
-const IMM_U32 = 2;
-const IMM_MEMARG = 3;
-const IMM_ZERO = 4;
-const IMM_SPECIAL = 5;
-const OPCODE_IMM = (() => {
-  const t = new Uint8Array(256);
-  const set = (from: number, to: number, kind: number): void => {
-    for (let i = from; i <= to; i++) t[i] = kind;
-  };
-  set(0x00, 0x01, IMM_NONE); // unreachable, nop
-  set(0x02, 0x05, IMM_SPECIAL); // block, loop, if, else
-  set(0x0b, 0x0b, IMM_SPECIAL); // end
-  set(0x0c, 0x0d, IMM_U32); // br, br_if
-  set(0x0e, 0x0e, IMM_SPECIAL); // br_table
-  set(0x0f, 0x0f, IMM_NONE); // return
-  set(0x10, 0x10, IMM_U32); // call
-  set(0x12, 0x12, IMM_U32); // return_call
-  set(0x13, 0x13, IMM_SPECIAL); // return_call_indirect
-  set(0x06, 0x07, IMM_SPECIAL); // try, catch (legacy exception handling)
-  set(0x08, 0x09, IMM_U32); // throw, rethrow
-  set(0x0a, 0x0a, IMM_NONE); // throw_ref
-  set(0x18, 0x19, IMM_SPECIAL); // delegate, catch_all (legacy)
-  set(0x1f, 0x1f, IMM_SPECIAL); // try_table
-  set(0x11, 0x11, IMM_SPECIAL); // call_indirect
-  set(0x1a, 0x1b, IMM_NONE); // drop, select
-  set(0x1c, 0x1c, IMM_SPECIAL); // select t*
-  set(0x20, 0x26, IMM_U32); // local.*, global.*, table.get/set
-  set(0x28, 0x3e, IMM_MEMARG); // loads and stores
-  set(0x3f, 0x40, IMM_ZERO); // memory.size, memory.grow
-  set(0x41, 0x44, IMM_SPECIAL); // constants
-  set(0x45, 0xc4, IMM_NONE); // numeric
-  set(0xd0, 0xd0, IMM_SPECIAL); // ref.null
-  set(0xd1, 0xd1, IMM_NONE); // ref.is_null
-  set(0xd2, 0xd2, IMM_U32); // ref.func
-  set(0xfc, 0xfe, IMM_SPECIAL); // prefixes
-  return t;
-})();
 
 /**
  * Steps over instructions up to and including the `end` that closes the sequence the cursor
@@ -103,210 +63,247 @@ class InstructionScan {
       if (r.pos >= until) return false;
       const opAt = r.pos;
       const op = r.u8();
-      switch (OPCODE_IMM[op]!) {
-        case IMM_ILLEGAL:
-          throw unknownOpcode(r, op, opAt);
-        case IMM_NONE:
+      // The immediates by the opcode's kind; none, one index and i32.const, most of a body, without a call.
+      const imm = SINGLE_BYTE_IMM[op]!;
+      if (imm <= LAST_INDEX_IMM) {
+        if (imm !== Imm.None) r.u32();
+      } else if (imm === IMM_PREFIX) {
+        r.pos = opAt;
+        readImmediates(r, readOpcode(r), this.features, null);
+        continue;
+      } else if (imm === IMM_NO_ROW) {
+        throw unknownOpcode(r, op, opAt);
+      } else if (imm === Imm.I32) {
+        r.s32();
+        this.constants++;
+      } else {
+        if (imm <= Imm.F64) this.constants++;
+        readImmediates(r, SINGLE_BYTE[op]!, this.features, null);
+      }
+      // Block structure: which opcodes open, divide and close blocks (the single bytes up to try_table).
+      if (op > 0x1f) continue;
+      switch (op) {
+        case 0x02: // block
+        case 0x03: // loop
+        case 0x1f: // try_table
+          nesting.push(NEST_BLOCK);
           break;
-        case IMM_U32:
-          r.u32();
+        case 0x04: // if
+          nesting.push(NEST_IF);
           break;
-        case IMM_MEMARG:
-          this.skipMemarg(r);
+        case 0x06: // try
+          this.tries++;
+          nesting.push(NEST_TRY);
           break;
-        case IMM_ZERO:
-          this.memoryIndex(r, op === 0x3f ? 'memory.size' : 'memory.grow');
+        case 0x05: // else
+          if (nesting.length === 0 || nesting[nesting.length - 1] !== NEST_IF) r.fail('END opcode expected', opAt);
+          nesting[nesting.length - 1] = NEST_ELSE;
           break;
-        default:
-          switch (op) {
-            case 0x02:
-            case 0x03:
-            case 0x04:
-            case 0x06:
-            case 0x1f:
-              skipBlockType(r);
-              if (op === 0x1f) skipCatchClauses(r);
-              if (op === 0x06) this.tries++;
-              nesting.push(op === 0x04 ? NEST_IF : op === 0x06 ? NEST_TRY : NEST_BLOCK);
-              break;
-            case 0x05:
-              if (nesting.length === 0 || nesting[nesting.length - 1] !== NEST_IF) r.fail('END opcode expected', opAt);
-              nesting[nesting.length - 1] = NEST_ELSE;
-              break;
-            case 0x07: // catch
-            case 0x19: // catch_all
-              if (op === 0x07) r.u32();
-              if (nesting.length === 0 || nesting[nesting.length - 1]! < NEST_TRY) r.fail('END opcode expected', opAt);
-              nesting[nesting.length - 1] = NEST_CATCH;
-              break;
-            case 0x18: // delegate: ends a try
-              r.u32();
-              if (nesting.length === 0 || nesting[nesting.length - 1] !== NEST_TRY) r.fail('END opcode expected', opAt);
-              nesting.pop();
-              break;
-            case 0x0b:
-              if (nesting.length === 0) return true;
-              nesting.pop();
-              break;
-            case 0x0e: {
-              const n = count(r);
-              for (let i = 0; i <= n; i++) r.u32();
-              break;
-            }
-            case 0x11:
-            case 0x13:
-              r.u32();
-              r.u32();
-              break;
-            case 0x1c: {
-              const n = count(r);
-              for (let i = 0; i < n; i++) {
-                const refused = proposalType(r, r.pos);
-                if (refused !== null) throw refused;
-                r.u8();
-              }
-              break;
-            }
-            case 0x41:
-              r.s32();
-              this.constants++;
-              break;
-            case 0x42:
-              r.s64();
-              this.constants++;
-              break;
-            case 0x43:
-              skipBytes(r, 4);
-              this.constants++;
-              break;
-            case 0x44:
-              skipBytes(r, 8);
-              this.constants++;
-              break;
-            case 0xd0: {
-              const exn = r.pos < r.end && r.bytes[r.pos] === 0x69 && this.features.has(Feature.ExceptionHandling);
-              const refused = exn ? null : proposalHeapType(r, r.pos);
-              if (refused !== null) throw refused;
-              r.u8();
-              break;
-            }
-            case 0xfc:
-              this.skipFC(r, opAt);
-              break;
-            case 0xfd:
-              this.skipFD(r, opAt);
-              break;
-            case 0xfe:
-              this.skipFE(r, opAt);
-              break;
-          }
+        case 0x07: // catch
+        case 0x19: // catch_all
+          if (nesting.length === 0 || nesting[nesting.length - 1]! < NEST_TRY) r.fail('END opcode expected', opAt);
+          nesting[nesting.length - 1] = NEST_CATCH;
+          break;
+        case 0x18: // delegate: ends a try
+          if (nesting.length === 0 || nesting[nesting.length - 1] !== NEST_TRY) r.fail('END opcode expected', opAt);
+          nesting.pop();
+          break;
+        case 0x0b: // end
+          if (nesting.length === 0) return true;
+          nesting.pop();
+          break;
       }
     }
   }
+}
 
-  private skipFC(r: ByteReader, opAt: number): void {
+/**
+ * Reads an opcode — a single byte, or a prefix and its sub-opcode — and returns its row in the
+ * instruction table; an opcode without one is refused or illegal (unknownOpcode, prefixedOpcode).
+ */
+export function readOpcode(r: ByteReader): InstructionRow {
+  const opAt = r.pos;
+  const op = r.u8();
+  if (op === 0xfc || op === 0xfd || op === 0xfe) {
     const sub = r.u32();
-    if (sub <= 7) return;
-    switch (sub) {
-      case 8: // memory.init
-        r.u32();
-        this.memoryIndex(r, 'memory.init');
-        return;
-      case 10: // memory.copy
-        this.memoryIndex(r, 'memory.copy');
-        this.memoryIndex(r, 'memory.copy');
-        return;
-      case 11: // memory.fill
-        this.memoryIndex(r, 'memory.fill');
-        return;
-      case 12: // table.init
-      case 14: // table.copy
-        r.u32();
-        r.u32();
-        return;
-      case 9: // data.drop
-      case 13: // elem.drop
-      case 15: // table.grow
-      case 16: // table.size
-      case 17: // table.fill
-        r.u32();
-        return;
-      default:
-        throw prefixedOpcode(0xfc, sub, opAt);
-    }
+    const row = instructionRow(op, sub);
+    if (row === undefined) throw prefixedOpcode(op, sub, opAt);
+    return row;
   }
+  const row = SINGLE_BYTE[op];
+  if (row === undefined) throw unknownOpcode(r, op, opAt);
+  return row;
+}
 
-  /** Atomic instructions' immediates, as their table (atomic-ops.ts) gives them. */
-  private skipFE(r: ByteReader, opAt: number): void {
-    const sub = r.u32();
-    const info = atomicOpInfo(sub);
-    if (info === undefined) throw prefixedOpcode(0xfe, sub, opAt);
-    if (info.imm === 'zeroByte') {
+/**
+ * Reads the immediates of an instruction whose opcode has just been read, as its row's `imm`
+ * says, checking only that they are well formed (and refusing later proposals' encodings by
+ * name). With `out`, their values are appended to it in encoding order (the disassembler's
+ * use): indices, depths and lane indices as they are; a memarg as alignment exponent, memory
+ * index, offset; a block type as its s33 value (negative: empty or a value type); an i64 as
+ * low then high half; f32, f64 and 16-byte immediates as their bytes; a vector's length before
+ * its elements; a catch clause as kind, tag (-1 for none), label. `features`: multi-memory's
+ * memory indices and memory64's offsets are read as such only when they are on.
+ */
+export function readImmediates(r: ByteReader, row: InstructionRow, features: FeatureSet, out: number[] | null): void {
+  switch (row.imm) {
+    case Imm.None:
+      return;
+    case Imm.Label:
+    case Imm.Func:
+    case Imm.Local:
+    case Imm.Global:
+    case Imm.Table:
+    case Imm.Tag:
+    case Imm.Data:
+    case Imm.Elem: {
+      const x = r.u32();
+      out?.push(x);
+      return;
+    }
+    case Imm.CallIndirect:
+    case Imm.ElemTable:
+    case Imm.TablePair: {
+      const x = r.u32();
+      const y = r.u32();
+      out?.push(x, y);
+      return;
+    }
+    case Imm.Memarg:
+    case Imm.MemargLane:
+      readMemarg(r, features, out);
+      if (row.imm === Imm.MemargLane) readBytes(r, 1, out);
+      return;
+    case Imm.Memory:
+      readMemoryIndex(r, features, row.name, out);
+      return;
+    case Imm.DataMemory: {
+      const seg = r.u32();
+      out?.push(seg);
+      readMemoryIndex(r, features, row.name, out);
+      return;
+    }
+    case Imm.MemoryPair:
+      readMemoryIndex(r, features, row.name, out);
+      readMemoryIndex(r, features, row.name, out);
+      return;
+    case Imm.BlockType:
+      readBlockType(r, out);
+      return;
+    case Imm.TryTable:
+      readBlockType(r, out);
+      readCatchClauses(r, out);
+      return;
+    case Imm.BrTable: {
+      const n = count(r);
+      out?.push(n);
+      for (let i = 0; i <= n; i++) {
+        const depth = r.u32();
+        out?.push(depth);
+      }
+      return;
+    }
+    case Imm.SelectTypes: {
+      const n = count(r);
+      out?.push(n);
+      for (let i = 0; i < n; i++) {
+        const refused = proposalType(r, r.pos);
+        if (refused !== null) throw refused;
+        const t = r.u8();
+        out?.push(t);
+      }
+      return;
+    }
+    case Imm.I32: {
+      const v = r.s32();
+      out?.push(v);
+      return;
+    }
+    case Imm.I64: {
+      const lo = r.s64();
+      out?.push(lo, r.hi);
+      return;
+    }
+    case Imm.F32:
+      readBytes(r, 4, out);
+      return;
+    case Imm.F64:
+      readBytes(r, 8, out);
+      return;
+    case Imm.HeapType: {
+      const exn = r.pos < r.end && r.bytes[r.pos] === 0x69 && features.has(Feature.ExceptionHandling);
+      const refused = exn ? null : proposalHeapType(r, r.pos);
+      if (refused !== null) throw refused;
+      const t = r.u8();
+      out?.push(t);
+      return;
+    }
+    case Imm.Lane:
+      readBytes(r, 1, out);
+      return;
+    case Imm.V128:
+    case Imm.Shuffle:
+      readBytes(r, 16, out);
+      return;
+    case Imm.ZeroByte: {
       const at = r.pos;
       if (r.u8() !== 0) r.fail('zero flag expected', at);
       return;
     }
-    this.skipMemarg(r);
-  }
-
-  /** SIMD immediates, as the instruction table (simd-ops.ts) gives them. */
-  private skipFD(r: ByteReader, opAt: number): void {
-    const sub = r.u32();
-    const info = simdOpInfo(sub);
-    if (info === undefined) throw prefixedOpcode(0xfd, sub, opAt);
-    switch (info.imm) {
-      case 'memarg':
-      case 'memargLane':
-        this.skipMemarg(r);
-        if (info.imm === 'memargLane') skipBytes(r, 1);
-        return;
-      case 'lane':
-        skipBytes(r, 1);
-        return;
-      case 'bytes16':
-        skipBytes(r, 16);
-        return;
-      case 'none':
-        return;
-    }
-  }
-
-  /**
-   * A memarg: its alignment, with multi-memory's flag a memory index (read whatever the
-   * features: the translator refuses it by name), then the offset, a u64 with memory64.
-   */
-  private skipMemarg(r: ByteReader): void {
-    if (memargHasMemoryIndex(r.u32())) r.u32();
-    if (this.features.has(Feature.Memory64)) r.u64();
-    else r.u32();
-  }
-
-  /** A memory index: a u32 with multi-memory, else a zero byte. */
-  private memoryIndex(r: ByteReader, instr: string): void {
-    if (this.features.has(Feature.MultiMemory)) r.u32();
-    else memoryIndexByte(r, instr);
   }
 }
 
-/** A block type: empty, a value type, or a type index (s33). */
-function skipBlockType(r: ByteReader): void {
+/**
+ * A memarg: its alignment, with multi-memory's flag a memory index (read whatever the
+ * features: the translator refuses it by name), then the offset, a u64 with memory64.
+ */
+function readMemarg(r: ByteReader, features: FeatureSet, out: number[] | null): void {
+  let align = r.u32();
+  let mem = 0;
+  if (memargHasMemoryIndex(align)) {
+    mem = r.u32();
+    align -= 0x40;
+  }
+  const offset = features.has(Feature.Memory64) ? r.u64() : r.u32();
+  out?.push(align, mem, offset);
+}
+
+/** A memory index: a u32 with multi-memory, else a zero byte. */
+function readMemoryIndex(r: ByteReader, features: FeatureSet, instr: string, out: number[] | null): void {
+  if (features.has(Feature.MultiMemory)) {
+    const mem = r.u32();
+    out?.push(mem);
+  } else {
+    memoryIndexByte(r, instr);
+    out?.push(0);
+  }
+}
+
+/** A block type: empty (0x40), a value type (its byte), or a type index; with `out`, its s33 value (negative: 0x40 or a value type's byte, minus 0x80). */
+function readBlockType(r: ByteReader, out: number[] | null): void {
   const b = r.pos < r.end ? r.bytes[r.pos]! : -1;
   if (b === 0x40 || (b & 0xc0) === 0x40) {
     const refused = b === 0x69 ? null : proposalType(r, r.pos);
     if (refused !== null) throw refused;
     r.u8();
-  } else r.s33();
+    out?.push(b - 0x80);
+  } else {
+    const index = r.s33();
+    out?.push(index);
+  }
 }
 
 /** try_table's catch clauses: a kind (catch, catch_ref, catch_all, catch_all_ref), a tag for the first two, a label. */
-function skipCatchClauses(r: ByteReader): void {
+function readCatchClauses(r: ByteReader, out: number[] | null): void {
   const n = count(r);
+  out?.push(n);
   for (let i = 0; i < n; i++) {
     const at = r.pos;
     const kind = r.u8();
     if (kind > 3) r.fail('malformed catch clause', at);
-    if (kind < 2) r.u32();
-    r.u32();
+    const tag = kind < 2 ? r.u32() : -1;
+    const label = r.u32();
+    out?.push(kind, tag, label);
   }
 }
 
@@ -316,8 +313,10 @@ function count(r: ByteReader): number {
   return n;
 }
 
-function skipBytes(r: ByteReader, n: number): void {
+/** Steps over `n` bytes (with `out`, appending each). */
+function readBytes(r: ByteReader, n: number, out: number[] | null): void {
   if (r.pos + n > r.end) r.eof(r.end);
+  if (out !== null) for (let i = 0; i < n; i++) out.push(r.bytes[r.pos + i]!);
   r.pos += n;
 }
 
