@@ -19,6 +19,7 @@
  */
 import { DecodeError, Feature, formatOpcode, refuseValidation, ValidationError } from './errors.js';
 import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, Narrow, NEGATED_COMPARE, Op } from './opcodes.js';
+import { INSTRUCTIONS, type InstructionRow, instructionRow, naturalAlignment, type Prefix, rowAccepted, SINGLE_BYTE } from './instruction-set.js';
 import { ByteReader } from './reader.js';
 import {
   EXNREF, EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
@@ -31,8 +32,6 @@ import {
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
 import { SimdMove } from './simd-dispatch.js';
-import { simdOpInfo } from './simd-ops.js';
-import { atomicOpInfo } from './atomic-ops.js';
 import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
 
@@ -166,7 +165,31 @@ const SINGLE_RESULT_BLOCK_TYPES = new Map<number, [readonly ValType[], readonly 
   [I32, I64, F32, F64, FUNCREF, EXTERNREF, V128, EXNREF].map((t) => [t, [[], [t]]]),
 );
 
-const MAX_MEMORY_ALIGN = [2, 3, 2, 3, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 2, 3, 2, 3, 0, 1, 0, 1, 2];
+/** Bits of ROW_FLAGS: the compile accepts the row (its feature is on); its fuel is charged when it is dispatched. */
+const ACCEPTED = 1;
+const CHARGED_ON_DISPATCH = 2;
+
+/**
+ * Per row of the instruction table (by `id`), for one feature set: ACCEPTED and
+ * CHARGED_ON_DISPATCH. Computed once per feature set, so that the translator gates features and
+ * charges fuel for every instruction by one array load. Every row whose fuel is 1 is charged on
+ * dispatch — before its operands are popped, which changes nothing, since charging only counts
+ * (pendingFuel) while the code is live, and no instruction takes the pending fuel before
+ * it would have charged — except legacy catch and catch_all, which charge in their clause.
+ */
+const rowFlagsBySet = new WeakMap<FeatureSet, Uint8Array>();
+function rowFlags(features: FeatureSet): Uint8Array {
+  let flags = rowFlagsBySet.get(features);
+  if (flags === undefined) {
+    flags = new Uint8Array(INSTRUCTIONS.length);
+    for (const row of INSTRUCTIONS) {
+      const chargedInClause = row.prefix === 0 && (row.code === 0x07 || row.code === 0x19);
+      flags[row.id] = (rowAccepted(row, features) ? ACCEPTED : 0) | (row.fuel === 1 && !chargedInClause ? CHARGED_ON_DISPATCH : 0);
+    }
+    rowFlagsBySet.set(features, flags);
+  }
+  return flags;
+}
 
 /** Bytes of function bodies to translate between two steps of compileFunctionsInSteps. */
 const BYTES_PER_STEP = 4096;
@@ -295,7 +318,12 @@ class FunctionTranslator {
   /** Code position where that instruction starts. */
   private lastStart = -1;
 
-  constructor(private readonly ctx: ModuleContext, private readonly out: CodeBuffer) {}
+  /** rowFlags of the compile's features. */
+  private readonly rowFlags: Uint8Array;
+
+  constructor(private readonly ctx: ModuleContext, private readonly out: CodeBuffer) {
+    this.rowFlags = rowFlags(ctx.features);
+  }
 
   /** Starts on a function body: translate it with advance(), then read frameSlots. */
   /** `constants`: how many constant instructions the body holds (countConstantsInSteps). */
@@ -803,16 +831,26 @@ class FunctionTranslator {
 
   // ---- the instruction loop -----------------------------------------------------------
 
+  /**
+   * Translates one instruction: finds its row in the instruction table, refuses it if its
+   * feature is off, charges its fuel, then translates it — numeric instructions and memory
+   * accesses from their rows alone, everything else by its own case.
+   */
   private instruction(): void {
     const r = this.r;
     const opAt = r.pos;
     const op = r.u8();
+    const row = op < 0xfc ? SINGLE_BYTE[op] : this.prefixedRow(op, opAt);
+    if (row === undefined) throw unknownOpcode(r, op, opAt);
+    const flags = this.rowFlags[row.id]!;
+    if ((flags & ACCEPTED) === 0) throw this.refusal(row, opAt);
+    if ((flags & CHARGED_ON_DISPATCH) !== 0) this.charge();
     if (op >= 0x45 && op <= 0xc4) {
-      this.numeric(op);
+      this.numeric(op, row);
       return;
     }
     if (op >= 0x28 && op <= 0x3e) {
-      this.memoryAccess(op);
+      this.memoryAccess(op, row);
       return;
     }
     switch (op) {
@@ -847,7 +885,6 @@ class FunctionTranslator {
         const fusable = this.fusableCondition();
         const cond = this.pop(I32);
         this.checkLabelOperands(params);
-        this.charge();
         if (this.deferred > 0) this.materializeAll();
         const wasLive = this.live;
         // Jump to the else branch when the condition is false.
@@ -883,7 +920,6 @@ class FunctionTranslator {
         const target = this.readLabel();
         const types = this.labelTypes(target);
         this.checkLabelOperands(types);
-        this.charge();
         if (this.live) {
           if (target.kind === Kind.Function) this.materializeTop(types.length);
           else this.emitBranchCopies(target, types.length);
@@ -898,7 +934,6 @@ class FunctionTranslator {
         const cond = this.pop(I32);
         const types = this.labelTypes(target);
         this.checkLabelOperands(types);
-        this.charge();
         if (this.live) this.conditionalBranch(target, types.length, cond, this.stillFusable(fusable));
         return;
       }
@@ -936,14 +971,12 @@ class FunctionTranslator {
         return;
       }
       case 0x12: { // return_call
-        if (!this.ctx.features.has(Feature.TailCalls)) throw unknownOpcode(r, op, opAt);
         const index = r.u32();
         if (index >= this.ctx.funcTypes.length) this.invalid(`unknown function ${index}`);
         this.tailCall(this.ctx.funcTypes[index]!, 0, index, 0, -1);
         return;
       }
       case 0x13: { // return_call_indirect
-        if (!this.ctx.features.has(Feature.TailCalls)) throw unknownOpcode(r, op, opAt);
         const typeIndex = r.u32();
         const table = r.u32();
         if (typeIndex >= this.ctx.ir.types.length) this.invalid(`unknown type ${typeIndex}`);
@@ -963,7 +996,6 @@ class FunctionTranslator {
       case 0x18: // delegate (legacy)
       case 0x19: // catch_all (legacy)
       case 0x1f: // try_table
-        if (!this.ctx.features.has(Feature.ExceptionHandling)) throw unknownOpcode(r, op, opAt);
         this.exceptionInstruction(op);
         return;
       case 0x1a: // drop
@@ -981,27 +1013,23 @@ class FunctionTranslator {
       }
       case 0x20: { // local.get
         const x = this.localIndex();
-        this.charge();
         if (this.live) this.pushLocal(this.localTypes[x]!, this.localSlot[x]!);
         else this.push(this.localTypes[x]!);
         return;
       }
       case 0x21: { // local.set
         const x = this.localIndex();
-        this.charge();
         this.storeLocal(x, false);
         return;
       }
       case 0x22: { // local.tee
         const x = this.localIndex();
-        this.charge();
         this.storeLocal(x, true);
         return;
       }
       case 0x23: { // global.get
         const g = r.u32();
         if (g >= this.ctx.globals.length) this.invalid(`unknown global ${g}`);
-        this.charge();
         const type = this.ctx.globals[g]!.valType;
         const d = this.push(type);
         if (!this.live) return;
@@ -1016,7 +1044,6 @@ class FunctionTranslator {
         // The 3.0 reference interpreter (whose binary format memory64 brings) words it differently.
         if (!gt.mutable) this.invalid(this.ctx.features.has(Feature.Memory64) ? 'immutable global' : 'global is immutable');
         const a = this.pop(gt.valType);
-        this.charge();
         if (!this.live) return;
         if (gt.valType === V128) this.emitSimd(SimdMove.GlobalSet, -1, [g, a * 2]);
         else this.emit2(Op.GlobalSet, g, a * 2);
@@ -1026,7 +1053,6 @@ class FunctionTranslator {
         const t = this.tableIndex();
         const at = this.tableAddress(t);
         const i = this.pop(at);
-        this.charge();
         const d = this.push(this.ctx.tables[t]!.elemType);
         this.narrowOperands(Narrow.TableCheck, [[i, at]]);
         if (this.live) this.emitProducer(Op.TableGet, d, 2, t, i * 2);
@@ -1037,7 +1063,6 @@ class FunctionTranslator {
         const at = this.tableAddress(t);
         const v = this.pop(this.ctx.tables[t]!.elemType);
         const i = this.pop(at);
-        this.charge();
         this.narrowOperands(Narrow.TableCheck, [[i, at]]);
         if (this.live) this.emit3(Op.TableSet, t, i * 2, v * 2);
         return;
@@ -1045,7 +1070,6 @@ class FunctionTranslator {
       case 0x3f: { // memory.size
         const mem = this.memoryIndex('memory.size');
         const at = addressType(this.ctx.memories[mem]!);
-        this.charge();
         const d = this.push(at);
         this.onMemory(mem, () => {
           this.emitProducer(Op.MemorySize, d, 0);
@@ -1057,7 +1081,6 @@ class FunctionTranslator {
         const mem = this.memoryIndex('memory.grow');
         const at = addressType(this.ctx.memories[mem]!);
         const a = this.pop(at);
-        this.charge();
         const d = this.push(at);
         this.onMemory(mem, () => {
           if (at === I64) {
@@ -1073,34 +1096,29 @@ class FunctionTranslator {
       }
       case 0x41: { // i32.const
         const v = r.s32();
-        this.charge();
         this.pushConst(I32, v, 0);
         return;
       }
       case 0x42: { // i64.const
         const lo = r.s64();
         const hi = r.hi;
-        this.charge();
         this.pushConst(I64, lo, hi);
         return;
       }
       case 0x43: { // f32.const
         const bits = r.fixed32();
-        this.charge();
         this.pushConst(F32, bits, 0);
         return;
       }
       case 0x44: { // f64.const
         const lo = r.fixed32();
         const hi = r.fixed32();
-        this.charge();
         this.pushConst(F64, lo, hi);
         return;
       }
       case 0xd0: { // ref.null
         const t = r.u8();
         if (t !== FUNCREF && t !== EXTERNREF && !(t === EXNREF && this.ctx.features.has(Feature.ExceptionHandling))) throw proposalHeapType(r, r.pos - 1) ?? new DecodeError('malformed reference type', r.pos - 1);
-        this.charge();
         const d = this.push(t);
         if (this.live) this.emitProducer(Op.RefNull, d, 0);
         return;
@@ -1109,7 +1127,6 @@ class FunctionTranslator {
         const t = this.peekType();
         if (t !== UNKNOWN && !isRefType(t)) this.invalid(`type mismatch: ref.is_null expects a reference, found ${valTypeName(t)}`);
         const loc = this.popLoc();
-        this.charge();
         const d = this.push(I32);
         if (this.live) this.emitProducer(Op.RefIsNull, d, 1, loc * 2);
         return;
@@ -1118,24 +1135,46 @@ class FunctionTranslator {
         const f = r.u32();
         if (f >= this.ctx.funcTypes.length) this.invalid(`unknown function ${f}`);
         if (!this.ctx.declaredRefs.has(f)) this.invalid('undeclared function reference');
-        this.charge();
         const d = this.push(FUNCREF);
         if (this.live) this.emitProducer(Op.RefFunc, d, 1, f);
         return;
       }
       case 0xfc:
-        this.prefixed();
+        this.prefixed(row);
         return;
       case 0xfd:
-        this.simd(opAt);
+        this.simd(row, opAt);
         return;
       case 0xfe:
-        if (!this.ctx.features.has(Feature.Atomics)) throw unknownOpcode(r, op, opAt);
-        this.atomic(opAt);
+        this.atomic(row, opAt);
         return;
-      default:
-        throw unknownOpcode(r, op, opAt);
     }
+  }
+
+  /**
+   * The row of a prefixed instruction (`op` is 0xfc and up), its sub-opcode read; undefined for
+   * no prefix (0xff). Without atomics, 0xfe is refused before its sub-opcode: the proposal
+   * owns the whole prefix.
+   */
+  private prefixedRow(op: number, opAt: number): InstructionRow | undefined {
+    if (op === 0xff) return undefined;
+    if (op === 0xfe && !this.ctx.features.has(Feature.Atomics)) throw unknownOpcode(this.r, op, opAt);
+    const sub = this.r.u32();
+    const row = instructionRow(op as Prefix, sub);
+    if (row === undefined) throw prefixedOpcode(op as 0xfc | 0xfd | 0xfe, sub, opAt);
+    return row;
+  }
+
+  /**
+   * The error for a row whose feature the compile does not accept, worded as the scan words
+   * unknown opcodes (body-syntax.ts): single bytes (exception handling, tail calls) name
+   * their proposal; relaxed SIMD without its feature is refused as its sub-opcode; any other
+   * SIMD instruction without SIMD is refused as a validation error.
+   */
+  private refusal(row: InstructionRow, opAt: number): DecodeError | ValidationError {
+    if (row.prefix === 0) return unknownOpcode(this.r, row.code, opAt);
+    if (row.feature === Feature.RelaxedSimd && !this.ctx.features.has(Feature.RelaxedSimd)) return prefixedOpcode(0xfd, row.code, opAt);
+    return refuseValidation(Feature.Simd, `opcode ${formatOpcode(row.prefix, row.code)}`, opAt);
   }
 
   private localIndex(): number {
@@ -1175,18 +1214,21 @@ class FunctionTranslator {
   }
 
   /**
-   * A memarg: alignment exponent, memory index (with multi-memory, flagged by bit 6 of the
-   * alignment) and offset, into `margMemory`, `margOffset`. The alignment exponent must not
-   * exceed `maxAlign` (log2 of the bytes accessed), or, for atomics (`exact`), must equal it.
-   * `opcode` names the instruction in a refusal.
+   * A memarg of the instruction of `row`: alignment exponent, memory index (with multi-memory,
+   * flagged by bit 6 of the alignment) and offset, into `margMemory`, `margOffset`. The
+   * alignment exponent must not exceed the row's natural alignment, or, for atomics, must
+   * equal it.
    */
-  private memarg(opcode: string, opAt: number, maxAlign: number, exact = false): void {
+  private memarg(row: InstructionRow, opAt: number): void {
+    const maxAlign = naturalAlignment(row);
+    const exact = row.prefix === 0xfe;
     const r = this.r;
     let align = r.u32();
     let mem = 0;
     if (memargHasMemoryIndex(align)) {
       mem = r.u32();
       if (!this.ctx.features.has(Feature.MultiMemory)) {
+        const opcode = row.prefix === 0 ? formatOpcode(row.code) : formatOpcode(row.prefix, row.code);
         const detail = `memory index ${mem} in the memarg of opcode ${opcode}`;
         throw refuseValidation(Feature.MultiMemory, detail, opAt, 'alignment must not be larger than natural');
       }
@@ -1306,7 +1348,6 @@ class FunctionTranslator {
       if (ta !== UNKNOWN && tb !== UNKNOWN && ta !== tb) this.invalid('type mismatch: select operands differ');
       type = ta === UNKNOWN ? tb : ta;
     }
-    this.charge();
     const d = this.push(type);
     if (!this.live) return;
     if (type === V128) this.emitSimd(SimdMove.Select, d, [c * 2, a * 2, b * 2]);
@@ -1396,7 +1437,6 @@ class FunctionTranslator {
       if (types.length !== arity) this.invalid('type mismatch: br_table targets have different arities');
       this.checkLabelOperands(types, true);
     }
-    this.charge();
     if (this.live) {
       this.out.push4(Op.BranchTable, index * 2, this.takeFuel(), count);
       const table = this.out.length;
@@ -1426,7 +1466,6 @@ class FunctionTranslator {
   private call(type: FuncType, op: number, index: number, table: number, indexSlot: number): void {
     const n = type.params.length;
     this.checkLabelOperands(type.params);
-    this.charge();
     if (this.live) this.materializeTop(n);
     this.truncate(Math.max(this.sp - n, this.top.height));
     const argBase = this.slotOf(this.sp) * 2;
@@ -1453,7 +1492,6 @@ class FunctionTranslator {
     }
     const n = type.params.length;
     this.checkLabelOperands(type.params);
-    this.charge();
     if (this.live) this.materializeTop(n);
     this.truncate(Math.max(this.sp - n, this.top.height));
     const argBase = this.slotOf(this.sp) * 2;
@@ -1467,16 +1505,15 @@ class FunctionTranslator {
     this.setUnreachable();
   }
 
-  private memoryAccess(op: number): void {
-    this.memarg(formatOpcode(op), this.r.pos - 1, MAX_MEMORY_ALIGN[op - 0x28]!);
+  /** A load or store, typed by its row: a load's result, a store's value (its second operand). */
+  private memoryAccess(op: number, row: InstructionRow): void {
+    this.memarg(row, this.r.pos - 1);
     const offset = this.margOffset;
     const mem = this.margMemory;
-    this.charge();
     const is64 = this.margIs64;
     const huge = this.margOffsetHuge;
     if (op <= 0x35) {
-      const resultType = op === 0x28 || (op >= 0x2c && op <= 0x2f) ? I32
-        : op === 0x2a ? F32 : op === 0x2b ? F64 : I64;
+      const resultType = row.results![0]!;
       const [base, add] = is64 ? [-1, 0] : this.takeAddress(this.sp - 1);
       const addr = this.pop(is64 ? I64 : I32);
       const d = this.push(resultType);
@@ -1485,8 +1522,7 @@ class FunctionTranslator {
         this.emitProducer(op, d, 3, base < 0 ? addr * 2 : base, offset, add);
       });
     } else {
-      const valueType = op === 0x36 || op === 0x3a || op === 0x3b ? I32
-        : op === 0x38 ? F32 : op === 0x39 ? F64 : I64;
+      const valueType = row.params![1]!;
       const [base, add] = is64 ? [-1, 0] : this.takeAddress(this.sp - 2);
       const v = this.pop(valueType);
       const addr = this.pop(is64 ? I64 : I32);
@@ -1518,17 +1554,18 @@ class FunctionTranslator {
     return [x, constant];
   }
 
-  private numeric(op: number): void {
-    const sig = NUMERIC_SIGNATURES[op - 0x45]!;
-    const operandType = sig.operand;
-    if (sig.binary && operandType === I32 && this.live) {
+  /** A numeric instruction (0x45-0xc4), typed by its row: one or two operands of one type, one result. */
+  private numeric(op: number, row: InstructionRow): void {
+    const operandType = row.params![0]!;
+    const binary = row.params!.length === 2;
+    const result = row.results![0]!;
+    if (binary && operandType === I32 && this.live) {
       if (this.topIsConst()) {
         const form = immediateForm(op);
         if (form >= 0) {
           const imm = this.popConst();
           const a = this.pop(I32);
-          this.charge();
-          this.emitProducer(form, this.push(sig.result), 2, a * 2, imm);
+          this.emitProducer(form, this.push(result), 2, a * 2, imm);
           return;
         }
       } else if (this.secondIsConst()) {
@@ -1537,19 +1574,17 @@ class FunctionTranslator {
         if (swapped !== undefined) {
           const b = this.pop(I32);
           const imm = this.popConst();
-          this.charge();
-          this.emitProducer(immediateForm(swapped), this.push(sig.result), 2, b * 2, imm);
+          this.emitProducer(immediateForm(swapped), this.push(result), 2, b * 2, imm);
           return;
         }
       }
     }
     let b = 0;
-    if (sig.binary) b = this.pop(operandType);
+    if (binary) b = this.pop(operandType);
     const a = this.pop(operandType);
-    this.charge();
-    const d = this.push(sig.result);
+    const d = this.push(result);
     if (!this.live) return;
-    if (sig.binary) this.emitProducer(op, d, 2, a * 2, b * 2);
+    if (binary) this.emitProducer(op, d, 2, a * 2, b * 2);
     else if (isReinterpret(op)) this.emitProducer(Op.Copy, d, 1, a * 2);
     else this.emitProducer(op, d, 1, a * 2);
     const nan = SCALAR_NAN_RESULTS.get(op);
@@ -1566,16 +1601,13 @@ class FunctionTranslator {
     this.emit2(Op.Canonicalize, kind, d * 2);
   }
 
-  private prefixed(): void {
+  /** A 0xFC instruction: saturating truncations typed by their rows, the rest by sub-opcode. */
+  private prefixed(row: InstructionRow): void {
     const r = this.r;
-    const opAt = r.pos - 1;
-    const sub = r.u32();
+    const sub = row.code;
     if (sub <= 7) {
-      const from = sub === 0 || sub === 1 || sub === 4 || sub === 5 ? F32 : F64;
-      const to = sub < 4 ? I32 : I64;
-      const a = this.pop(from);
-      this.charge();
-      const d = this.push(to);
+      const a = this.pop(row.params![0]!);
+      const d = this.push(row.results![0]!);
       if (this.live) this.emitProducer(Op.TruncSatBase + sub, d, 1, a * 2);
       return;
     }
@@ -1588,7 +1620,6 @@ class FunctionTranslator {
         const n = this.pop(I32);
         const s = this.pop(I32);
         const d = this.pop(at);
-        this.charge();
         this.narrowOperands(Narrow.MemoryCheck, [[d, at]]);
         if (this.live) {
           this.emit4(Op.MemoryInit, seg, d * 2, s * 2, n * 2);
@@ -1599,7 +1630,6 @@ class FunctionTranslator {
       case 9: { // data.drop
         const seg = r.u32();
         this.requireDataSegment(seg);
-        this.charge();
         if (this.live) this.emit1(Op.DataDrop, seg);
         return;
       }
@@ -1612,7 +1642,6 @@ class FunctionTranslator {
         const n = this.pop(nt);
         const s = this.pop(st);
         const d = this.pop(dt);
-        this.charge();
         this.narrowOperands(Narrow.MemoryCheck, [[d, dt], [s, st], [n, nt]]);
         if (this.live) {
           this.emit4(Op.MemoryCopy, d * 2, s * 2, n * 2, dstMem);
@@ -1626,7 +1655,6 @@ class FunctionTranslator {
         const n = this.pop(at);
         const v = this.pop(I32);
         const d = this.pop(at);
-        this.charge();
         this.narrowOperands(Narrow.MemoryCheck, [[d, at], [n, at]]);
         if (this.live) this.emit4(Op.MemoryFill, d * 2, v * 2, n * 2, mem);
         return;
@@ -1641,7 +1669,6 @@ class FunctionTranslator {
         const n = this.pop(I32);
         const s = this.pop(I32);
         const d = this.pop(at);
-        this.charge();
         this.narrowOperands(Narrow.TableCheck, [[d, at]]);
         if (this.live) {
           this.out.push4(Op.TableInit, t, seg, d * 2);
@@ -1653,7 +1680,6 @@ class FunctionTranslator {
       case 13: { // elem.drop
         const seg = r.u32();
         if (seg >= this.ctx.ir.elements.length) this.invalid(`unknown elem segment ${seg}`);
-        this.charge();
         if (this.live) this.emit1(Op.ElemDrop, seg);
         return;
       }
@@ -1667,7 +1693,6 @@ class FunctionTranslator {
         const n = this.pop(nt);
         const s = this.pop(st);
         const d = this.pop(dt);
-        this.charge();
         this.narrowOperands(Narrow.TableCheck, [[d, dt], [s, st], [n, nt]]);
         if (this.live) {
           this.out.push4(Op.TableCopy, dst, src, d * 2);
@@ -1681,7 +1706,6 @@ class FunctionTranslator {
         const at = this.tableAddress(t);
         const n = this.pop(at);
         const init = this.pop(this.ctx.tables[t]!.elemType);
-        this.charge();
         const d = this.push(at);
         if (!this.live) return;
         if (at === I64) {
@@ -1699,7 +1723,6 @@ class FunctionTranslator {
       case 16: { // table.size
         const t = this.tableIndex();
         const at = this.tableAddress(t);
-        this.charge();
         const d = this.push(at);
         if (!this.live) return;
         this.emitProducer(Op.TableSize, d, 1, t);
@@ -1712,13 +1735,10 @@ class FunctionTranslator {
         const n = this.pop(at);
         const v = this.pop(this.ctx.tables[t]!.elemType);
         const i = this.pop(at);
-        this.charge();
         this.narrowOperands(Narrow.TableCheck, [[i, at], [n, at]]);
         if (this.live) this.emit4(Op.TableFill, t, i * 2, v * 2, n * 2);
         return;
       }
-      default:
-        throw prefixedOpcode(0xfc, sub, opAt);
     }
   }
 
@@ -1744,7 +1764,6 @@ class FunctionTranslator {
           clauses.push({ kind, tag, target, types });
         }
         this.checkLabelOperands(params);
-        this.charge();
         this.materializeAll();
         let handler = -1;
         if (this.live) {
@@ -1765,7 +1784,6 @@ class FunctionTranslator {
         const tag = this.tagIndex();
         const params = this.ctx.tags[tag]!.params;
         this.checkLabelOperands(params);
-        this.charge();
         if (this.live) this.materializeTop(params.length);
         this.truncate(Math.max(this.sp - params.length, this.top.height));
         if (this.live) this.emit3(Op.Throw, tag, this.slotOf(this.sp) * 2, this.takeFuel());
@@ -1774,7 +1792,6 @@ class FunctionTranslator {
       }
       case 0x0a: { // throw_ref
         const a = this.pop(EXNREF);
-        this.charge();
         if (this.live) this.emit3(Op.ThrowRef, a * 2, 0, this.takeFuel());
         this.setUnreachable();
         return;
@@ -1782,7 +1799,6 @@ class FunctionTranslator {
       case 0x06: { // try
         const [params, results] = this.blockType();
         this.checkLabelOperands(params);
-        this.charge();
         this.materializeAll();
         let handler = -1;
         if (this.live) {
@@ -1814,6 +1830,8 @@ class FunctionTranslator {
         this.pendingFuel = 0;
         if (ctrl.handler >= 0) ctrl.legacyCatches.push(op === 0x07 ? CatchKind.Catch : CatchKind.CatchAll, tag, pad, this.slotOf(ctrl.height) * 2);
         this.pushTypes(tag >= 0 ? this.ctx.tags[tag]!.params : []);
+        // The clause starts a new straight-line run (unwinding reaches it), so its unit of fuel
+        // is charged in that run, here, not where the instruction is dispatched (CHARGED_ON_DISPATCH).
         this.charge();
         return;
       }
@@ -1826,7 +1844,6 @@ class FunctionTranslator {
           // Exceptions of the body go on to the handler of the labelled block (outward from it).
           this.handlers[ctrl.handler * HANDLER_STRIDE + Handler.Next] = this.enclosingHandler(this.ctrls.length - 2 - depth);
         }
-        this.charge();
         this.endBlock();
         return;
       }
@@ -1835,7 +1852,6 @@ class FunctionTranslator {
         if (depth >= this.ctrls.length) this.invalid('unknown label');
         const target = this.ctrls[this.ctrls.length - 1 - depth]!;
         if (target.kind !== Kind.Catch) this.invalid('invalid rethrow label');
-        this.charge();
         if (this.live) this.emit3(Op.ThrowRef, this.handlers[target.handler * HANDLER_STRIDE + Handler.ExnSlot]!, 0, this.takeFuel());
         this.setUnreachable();
         return;
@@ -1903,25 +1919,22 @@ class FunctionTranslator {
    * describes it: one `Atomic` instruction (atomic-dispatch.ts), its operands in stack order
    * after its result, then the memarg offset; atomic.fence is a no-op for one agent.
    */
-  private atomic(opAt: number): void {
+  private atomic(row: InstructionRow, opAt: number): void {
     const r = this.r;
-    const sub = r.u32();
-    const info = atomicOpInfo(sub);
-    if (info === undefined) throw prefixedOpcode(0xfe, sub, opAt);
+    const info = row.atomic!;
+    const sub = info.op;
     if (info.imm === 'zeroByte') {
       const at = r.pos;
       if (r.u8() !== 0) throw new DecodeError('zero flag expected', at);
-      this.charge();
       return;
     }
-    this.memarg(formatOpcode(0xfe, sub), opAt, info.alignLog2, true);
+    this.memarg(row, opAt);
     const mem = this.margMemory;
     const offset = this.margOffset;
     const addressType = this.memoryAddress(mem);
     const params = [addressType, ...info.params.slice(1)];
     const operands: number[] = [];
     for (let i = params.length - 1; i >= 0; i--) operands[i] = this.pop(params[i]!) * 2;
-    this.charge();
     const d = info.results.length > 0 ? this.push(info.results[0]!) : -1;
     this.onMemory(mem, () => {
       if (addressType === I64) this.emitNarrow(this.margOffsetHuge ? Narrow.MemoryAlwaysTraps : Narrow.MemoryCheck, operands[0]! / 2);
@@ -1943,20 +1956,17 @@ class FunctionTranslator {
    * A 0xFD instruction, as its row in the instruction table (simd-ops.ts) describes it:
    * immediates, operand and result types, then one `Simd` instruction (simd-dispatch.ts).
    */
-  private simd(opAt: number): void {
+  private simd(row: InstructionRow, opAt: number): void {
     const r = this.r;
-    const sub = r.u32();
-    const info = simdOpInfo(sub);
-    if (info === undefined) throw prefixedOpcode(0xfd, sub, opAt);
-    if (info.relaxed && !this.ctx.features.has(Feature.RelaxedSimd)) throw prefixedOpcode(0xfd, sub, opAt);
-    this.requireFeature(Feature.Simd, `opcode ${formatOpcode(0xfd, sub)}`, opAt);
+    const info = row.simd!;
+    const sub = info.op;
     const immediates: number[] = [];
     let offset = 0;
     let mem = 0;
     switch (info.imm) {
       case 'memarg':
       case 'memargLane': {
-        this.memarg(formatOpcode(0xfd, sub), opAt, 31 - Math.clz32(info.accessBytes));
+        this.memarg(row, opAt);
         offset = this.margOffset;
         mem = this.margMemory;
         if (info.imm === 'memargLane') immediates.push(this.laneIndex(info.lanes));
@@ -1980,7 +1990,6 @@ class FunctionTranslator {
     const params = isMemory ? [this.memoryAddress(mem), ...info.params.slice(1)] : info.params;
     const operands: number[] = [];
     for (let i = params.length - 1; i >= 0; i--) operands[i] = this.pop(params[i]!) * 2;
-    this.charge();
     const d = info.results.length > 0 ? this.push(info.results[0]!) : -1;
     if (!this.live) return;
     // Operand words in the order simd-dispatch.ts reads them: values in stack order, then a
@@ -2057,50 +2066,3 @@ function immediateForm(op: number): number {
 function isReinterpret(op: number): boolean {
   return op >= 0xbc && op <= 0xbf;
 }
-
-interface NumericSignature {
-  readonly operand: ValType;
-  readonly result: ValType;
-  readonly binary: boolean;
-}
-
-/** Operand and result types of 0x45..0xC4, indexed by opcode - 0x45. */
-const NUMERIC_SIGNATURES: readonly NumericSignature[] = (() => {
-  const table: NumericSignature[] = [];
-  const range = (from: number, to: number, operand: ValType, result: ValType, binary: boolean): void => {
-    for (let op = from; op <= to; op++) table[op - 0x45] = { operand, result, binary };
-  };
-  range(0x45, 0x45, I32, I32, false);
-  range(0x46, 0x4f, I32, I32, true);
-  range(0x50, 0x50, I64, I32, false);
-  range(0x51, 0x5a, I64, I32, true);
-  range(0x5b, 0x60, F32, I32, true);
-  range(0x61, 0x66, F64, I32, true);
-  range(0x67, 0x69, I32, I32, false);
-  range(0x6a, 0x78, I32, I32, true);
-  range(0x79, 0x7b, I64, I64, false);
-  range(0x7c, 0x8a, I64, I64, true);
-  range(0x8b, 0x91, F32, F32, false);
-  range(0x92, 0x98, F32, F32, true);
-  range(0x99, 0x9f, F64, F64, false);
-  range(0xa0, 0xa6, F64, F64, true);
-  range(0xa7, 0xa7, I64, I32, false);
-  range(0xa8, 0xa9, F32, I32, false);
-  range(0xaa, 0xab, F64, I32, false);
-  range(0xac, 0xad, I32, I64, false);
-  range(0xae, 0xaf, F32, I64, false);
-  range(0xb0, 0xb1, F64, I64, false);
-  range(0xb2, 0xb3, I32, F32, false);
-  range(0xb4, 0xb5, I64, F32, false);
-  range(0xb6, 0xb6, F64, F32, false);
-  range(0xb7, 0xb8, I32, F64, false);
-  range(0xb9, 0xba, I64, F64, false);
-  range(0xbb, 0xbb, F32, F64, false);
-  range(0xbc, 0xbc, F32, I32, false);
-  range(0xbd, 0xbd, F64, I64, false);
-  range(0xbe, 0xbe, I32, F32, false);
-  range(0xbf, 0xbf, I64, F64, false);
-  range(0xc0, 0xc1, I32, I32, false);
-  range(0xc2, 0xc4, I64, I64, false);
-  return table;
-})();
