@@ -12,6 +12,11 @@
  * deferred the same way, so that `x + 1` becomes one instruction with an immediate operand,
  * and a comparison that feeds `br_if` or `if` fuses with the branch.
  *
+ * The frame, the operand stack with its deferred entries, emission and pending fuel are
+ * operand-stack.ts's (OperandStack, which the translator extends); this file dispatches each
+ * instruction by its row in the instruction table (instruction-set.ts) and translates
+ * control, calls, locals, memory, exception handling, SIMD and atomics.
+ *
  * Fuel follows wasmtime: operators are counted at translation time and the count of each
  * straight-line run is charged where the run ends, exactly where wasmtime flushes its fuel
  * counter: branches, calls and returns carry the amount as an operand, and a `Fuel`
@@ -31,6 +36,7 @@ import {
   proposalType, unknownOpcode,
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
+import { OperandStack, slotWidth, UNKNOWN } from './operand-stack.js';
 import { SimdMove } from './simd-dispatch.js';
 import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
@@ -52,16 +58,6 @@ export const CANONICALIZE_SIMD = 0x1000;
 /** WebAssembly's i64.extend_i32_s and _u, which turn a 32-bit size into memory64's i64. */
 const I64_EXTEND_I32_S = 0xac;
 const I64_EXTEND_I32_U = 0xad;
-
-/** Slots (of 64 bits) a value of type `t` takes in a frame. */
-function slotWidth(t: number): number {
-  return t === V128 ? 2 : 1;
-}
-
-/** Stack entry type used for the polymorphic bottom of unreachable code. */
-const UNKNOWN = 0;
-/** Slot marker of a stack entry that is a constant not yet written anywhere. */
-const CONST = -1;
 
 /**
  * Control kinds. TryTable and Try are exception handling's try_table and legacy `try` (in
@@ -264,101 +260,24 @@ export function writeFrameConstants(s32: Int32Array, base: number, fns: Compiled
   }
 }
 
-class FunctionTranslator {
-  private r!: ByteReader;
-  private localTypes: ValType[] = [];
-  private numLocals = 0;
-  /**
-   * Values are laid out in the frame by type (types.ts, valueWords): a v128 takes two slots,
-   * anything else one. The slot of each local, and the slots the locals take together: a
-   * stack entry whose location is below `localSlotsEnd` points at a local.
-   */
-  private localSlot: number[] = [];
-  private localSlotsEnd = 0;
-  private paramSlotsEnd = 0;
-  /**
-   * Constant slots follow the locals; operand temporaries follow them. Inside a loop a
-   * constant operand is read from its slot instead of being written out on every pass.
-   */
-  private constBase = 0;
-  private constCapacity = 0;
-  private constSlotLo: number[] = [];
-  private constSlotHi: number[] = [];
-  /** The slot of each constant given one, by `lo:hi`. */
-  private readonly constSlotOf = new Map<string, number>();
-  /** The legacy tries' exception slots follow the constant slots (Handler.ExnSlot). */
-  private tryBase = 0;
-  private tryCapacity = 0;
-  private tries = 0;
-  /** First slot of the operand temporaries. */
-  private tempBase = 0;
+class FunctionTranslator extends OperandStack<Control> {
   /** The module's exception handler and catch clause records (Handler, CatchClause). */
   readonly handlers: number[] = [];
   readonly catches: number[] = [];
-  private loopDepth = 0;
-  /** Operand stack: types and the slot holding each entry (or CONST and its value). */
-  private types: number[] = [];
-  private locs: number[] = [];
-  private constLo: number[] = [];
-  private constHi: number[] = [];
-  private sp = 0;
-  /**
-   * The slot of each stack height, from tempBase: `offs[h]` is where the entry at height h
-   * sits, and `offs[sp]` where the next one will. Set as entries are pushed.
-   */
-  private offs: number[] = [0];
-  /** The most temporary slots in use at once. */
-  private maxTemp = 0;
-  private deferred = 0;
-  private ctrls: Control[] = [];
-  private pendingFuel = 0;
-  /** Code position of the destination operand of the last instruction, while retargetable. */
-  private lastDst = -1;
-  private lastDstSlot = -1;
-  /** Code position where that instruction starts. */
-  private lastStart = -1;
-
   /** rowFlags of the compile's features. */
   private readonly rowFlags: Uint8Array;
 
-  constructor(private readonly ctx: ModuleContext, private readonly out: CodeBuffer) {
+  constructor(private readonly ctx: ModuleContext, out: CodeBuffer) {
+    super(out);
     this.rowFlags = rowFlags(ctx.features);
   }
 
-  /** Starts on a function body: translate it with advance(), then read frameSlots. */
-  /** `constants`: how many constant instructions the body holds (countConstantsInSteps). */
+  /**
+   * Starts on a function body: translate it with advance(), then read frameSlots. `counts`:
+   * how many constant instructions and legacy tries the body holds (countInBodyInSteps).
+   */
   begin(type: FuncType, locals: readonly ValType[], start: number, end: number, counts: BodyCounts): void {
-    const constants = counts.constants;
-    this.r = new ByteReader(this.ctx.ir.bytes, start, end);
-    this.localTypes = [...type.params, ...locals];
-    this.numLocals = this.localTypes.length;
-    this.localSlot.length = 0;
-    let slot = 0;
-    for (let i = 0; i < this.numLocals; i++) {
-      if (i === type.params.length) this.paramSlotsEnd = slot;
-      this.localSlot.push(slot);
-      slot += slotWidth(this.localTypes[i]!);
-    }
-    if (this.numLocals === type.params.length) this.paramSlotsEnd = slot;
-    this.localSlotsEnd = slot;
-    this.constBase = slot;
-    this.constCapacity = constants;
-    this.constSlotLo.length = 0;
-    this.constSlotHi.length = 0;
-    this.constSlotOf.clear();
-    this.tryBase = this.constBase + this.constCapacity;
-    this.tryCapacity = counts.tries;
-    this.tries = 0;
-    this.tempBase = this.tryBase + this.tryCapacity;
-    this.loopDepth = 0;
-    this.sp = 0;
-    this.offs[0] = 0;
-    this.maxTemp = 0;
-    this.deferred = 0;
-    this.pendingFuel = 0;
-    this.lastDst = -1;
-    this.ctrls = [];
-    this.live = true;
+    this.layOut(new ByteReader(this.ctx.ir.bytes, start, end), type, locals, counts);
     this.pushControl(Kind.Function, [], type.results, -1);
   }
 
@@ -381,266 +300,11 @@ class FunctionTranslator {
     return true;
   }
 
-  /** The frame size, in slots, of the body just translated. */
-  get frameSlots(): number {
-    return this.tempBase + this.maxTemp;
-  }
-
-  /** The words the parameters of the body just translated take, and its parameters and locals. */
-  get paramWords(): number {
-    return this.paramSlotsEnd * 2;
-  }
-  get localWords(): number {
-    return this.localSlotsEnd * 2;
-  }
-
-  /** Appends the constant slots of the function just translated as FuncInfo records. */
-  appendConstants(out: number[]): void {
-    for (let k = 0; k < this.constSlotLo.length; k++) {
-      out.push((this.constBase + k) * 2, this.constSlotLo[k]!, this.constSlotHi[k]!);
-    }
-  }
-
-  /**
-   * The constant slot holding the constant entry at `height`, made on first use. Found through
-   * a map: a search of the slots made translating a body of many distinct constants quadratic.
-   */
-  private constSlot(height: number): number {
-    const lo = this.constLo[height]!;
-    const hi = this.constHi[height]!;
-    const key = `${lo}:${hi}`;
-    const known = this.constSlotOf.get(key);
-    if (known !== undefined) return known;
-    const slot = this.constBase + this.constSlotLo.length;
-    this.constSlotLo.push(lo);
-    this.constSlotHi.push(hi);
-    this.constSlotOf.set(key, slot);
-    return slot;
-  }
-
   // ---- errors -------------------------------------------------------------------------
-
-  private invalid(message: string): never {
-    throw new ValidationError(message, this.r.pos);
-  }
 
   // ---- operand stack ------------------------------------------------------------------
 
-  private get top(): Control {
-    return this.ctrls[this.ctrls.length - 1]!;
-  }
-
-  /**
-   * Whether code emitted now can run: false in unreachable code and in blocks entered from
-   * it. Kept in step with the control stack by `refreshLive`.
-   */
-  private live = true;
-
-  private refreshLive(): void {
-    const top = this.ctrls[this.ctrls.length - 1];
-    this.live = top !== undefined && !top.unreachable && !top.deadCode;
-  }
-
-  private slotOf(height: number): number {
-    return this.tempBase + this.offs[height]!;
-  }
-
-  /** Makes room for an entry of `type` at height `h` (the next one): its slot, and the next height's. */
-  private place(h: number, type: number): void {
-    this.types[h] = type;
-    const next = this.offs[h]! + slotWidth(type);
-    this.offs[h + 1] = next;
-    if (next > this.maxTemp) this.maxTemp = next;
-  }
-
-  /** A slot above the stack's top, free for one instruction's intermediate value. */
-  private scratchSlot(): number {
-    const offset = this.offs[this.sp]!;
-    if (offset + 1 > this.maxTemp) this.maxTemp = offset + 1;
-    return this.tempBase + offset;
-  }
-
-  /** Pushes a value held in its own slot and returns that slot. */
-  private push(type: number): number {
-    const h = this.sp++;
-    this.place(h, type);
-    return (this.locs[h] = this.slotOf(h));
-  }
-
-  /** Pushes an entry that points at `slot`: a local's (or CONST). */
-  private pushLocal(type: number, slot: number): void {
-    const h = this.sp++;
-    this.place(h, type);
-    this.locs[h] = slot;
-    this.deferred++;
-  }
-
-  private pushConst(type: number, lo: number, hi: number): void {
-    if (!this.live) {
-      this.push(type);
-      return;
-    }
-    this.pushLocal(type, CONST);
-    this.constLo[this.sp - 1] = lo;
-    this.constHi[this.sp - 1] = hi;
-  }
-
-  /** Whether the top entry is a deferred i32 constant (its value is then `constLo[sp - 1]`). */
-  private topIsConst(): boolean {
-    return this.sp > this.top.height && this.locs[this.sp - 1] === CONST;
-  }
-
-  /** Whether the entry under the top is a deferred constant. */
-  private secondIsConst(): boolean {
-    return this.sp - 2 >= this.top.height && this.locs[this.sp - 2] === CONST;
-  }
-
-  /** Pops a deferred constant (see topIsConst) and returns its low half. */
-  private popConst(): number {
-    this.sp--;
-    this.deferred--;
-    return this.constLo[this.sp]!;
-  }
-
-  /** Pops a value of the expected type (UNKNOWN accepts any) and returns its slot. */
-  private pop(expected: number): number {
-    const ctrl = this.top;
-    if (this.sp === ctrl.height) {
-      if (ctrl.unreachable) return this.slotOf(this.sp);
-      this.invalid(`type mismatch: expected ${expected === UNKNOWN ? 'a value' : valTypeName(expected)} but the stack is empty`);
-    }
-    const h = --this.sp;
-    const actual = this.types[h]!;
-    if (actual !== expected && actual !== UNKNOWN && expected !== UNKNOWN) {
-      this.invalid(`type mismatch: expected ${valTypeName(expected)}, found ${valTypeName(actual)}`);
-    }
-    const loc = this.locs[h]!;
-    if (loc === CONST) {
-      this.deferred--;
-      // Inside a loop, read it from its constant slot; elsewhere write it into the entry's
-      // own slot just before its consumer (once, so not worth a slot).
-      if (this.loopDepth > 0 && this.live && this.constSlotLo.length < this.constCapacity) return this.constSlot(h);
-      this.emitConst(this.slotOf(h), h);
-      return this.slotOf(h);
-    }
-    if (loc < this.localSlotsEnd) this.deferred--;
-    return loc;
-  }
-
-  /** Pops any value, returning its type (UNKNOWN at a polymorphic bottom). */
-  private popAny(): number {
-    const ctrl = this.top;
-    if (this.sp === ctrl.height) {
-      if (ctrl.unreachable) return UNKNOWN;
-      this.invalid('type mismatch: expected a value but the stack is empty');
-    }
-    const h = --this.sp;
-    if (this.locs[h]! < this.localSlotsEnd) this.deferred--;
-    return this.types[h]!;
-  }
-
-  private pushTypes(types: readonly ValType[]): void {
-    for (const t of types) this.push(t);
-  }
-
-  /** Copies the entry at `height` into its own slot if it still points at a local or is a constant. */
-  private materialize(height: number): void {
-    const own = this.slotOf(height);
-    if (this.locs[height] === own) return;
-    this.emitMove(own, height);
-    if (this.locs[height]! < this.localSlotsEnd) this.deferred--;
-    this.locs[height] = own;
-  }
-
-  /** Emits what writes the value of the entry at `height` into slot `to`. */
-  private emitMove(to: number, height: number): void {
-    if (!this.live) return;
-    const loc = this.locs[height]!;
-    if (loc === CONST) this.emitConst(to, height);
-    else this.emitCopy(this.types[height]!, to, loc);
-  }
-
-  /** Emits a copy of a value of `type` from slot `from` to slot `to`. */
-  private emitCopy(type: number, to: number, from: number): void {
-    if (to === from) return;
-    if (type === V128) this.emit3(Op.Simd, SimdMove.Copy, to * 2, from * 2);
-    else this.emit2(Op.Copy, to * 2, from * 2);
-  }
-
-  private emitConst(to: number, height: number): void {
-    if (!this.live) return;
-    const t = this.types[height];
-    if (t === I64 || t === F64) this.emit3(Op.Const64, to * 2, this.constLo[height]!, this.constHi[height]!);
-    else this.emit2(Op.Const32, to * 2, this.constLo[height]!);
-  }
-
-  private materializeAll(): void {
-    if (this.deferred === 0) return;
-    for (let h = 0; h < this.sp; h++) this.materialize(h);
-  }
-
-  private materializeTop(n: number): void {
-    for (let h = Math.max(this.sp - n, 0); h < this.sp; h++) this.materialize(h);
-  }
-
-  private materializeLocal(local: number): void {
-    if (this.deferred === 0) return;
-    for (let h = 0; h < this.sp; h++) if (this.locs[h] === local) this.materialize(h);
-  }
-
   // ---- emission -----------------------------------------------------------------------
-
-  private emit0(op: number): void {
-    this.out.push(op);
-    this.lastDst = -1;
-  }
-  private emit1(op: number, a: number): void {
-    this.out.push2(op, a);
-    this.lastDst = -1;
-  }
-  private emit2(op: number, a: number, b: number): void {
-    this.out.push3(op, a, b);
-    this.lastDst = -1;
-  }
-  private emit3(op: number, a: number, b: number, c: number): void {
-    this.out.push4(op, a, b, c);
-    this.lastDst = -1;
-  }
-
-  /** Emits an instruction whose first operand is a destination slot a later local.set may retarget. */
-  private emitProducer(op: number, dstSlot: number, count = 0, a = 0, b = 0, c = 0): void {
-    const at = this.out.length;
-    if (count <= 2) this.out.push4(op, dstSlot * 2, a, b);
-    else this.out.push5(op, dstSlot * 2, a, b, c);
-    // Unused operand words were written as padding; drop them again.
-    this.out.truncate(at + 2 + count);
-    this.lastStart = at;
-    this.lastDst = at + 1;
-    this.lastDstSlot = dstSlot;
-  }
-
-  /** Charges the pending fuel with a Fuel instruction (where no branch can carry it). */
-  private flushFuel(): void {
-    if (this.pendingFuel > 0 && this.live) this.emit1(Op.Fuel, this.pendingFuel);
-    this.pendingFuel = 0;
-  }
-
-  /** Hands the pending fuel to the branch, call or return about to be emitted. */
-  private takeFuel(): number {
-    const fuel = this.pendingFuel;
-    this.pendingFuel = 0;
-    return fuel;
-  }
-
-  private charge(): void {
-    if (this.live) this.pendingFuel++;
-  }
-
-  /** A label: control may arrive here from elsewhere, so nothing may be retargeted across it. */
-  private label(): number {
-    this.lastDst = -1;
-    return this.out.length;
-  }
 
   // ---- control ------------------------------------------------------------------------
 
@@ -653,12 +317,6 @@ class FunctionTranslator {
     this.ctrls.push(ctrl);
     this.refreshLive();
     return ctrl;
-  }
-
-  /** Drops entries down to `height`, keeping the count of deferred entries right. */
-  private truncate(height: number): void {
-    for (let h = height; h < this.sp; h++) if (this.locs[h]! < this.localSlotsEnd) this.deferred--;
-    this.sp = height;
   }
 
   private setUnreachable(): void {
@@ -1354,16 +1012,6 @@ class FunctionTranslator {
     else this.emitProducer(Op.Select, d, 3, c * 2, a * 2, b * 2);
   }
 
-  private peekType(): number {
-    return this.sp > this.top.height ? this.types[this.sp - 1]! : UNKNOWN;
-  }
-
-  private popLoc(): number {
-    if (this.sp > this.top.height) return this.pop(UNKNOWN);
-    this.popAny();
-    return this.slotOf(this.sp);
-  }
-
   /**
    * If the top of the stack is an i32 comparison (or eqz) just computed by the last
    * instruction, returns that instruction's position (else -1), so a branch on it can absorb
@@ -2011,30 +1659,6 @@ class FunctionTranslator {
     const lane = this.r.u8();
     if (lane >= lanes) this.invalid('invalid lane index');
     return lane;
-  }
-
-  /**
-   * Emits `Simd sub [dst] words...`; with a destination slot (dst >= 0), as a producer whose
-   * destination a following local.set may retarget.
-   */
-  private emitSimd(sub: number, dst: number, words: readonly number[]): void {
-    const at = this.out.length;
-    this.out.push2(Op.Simd, sub);
-    if (dst >= 0) this.out.push(dst * 2);
-    for (const w of words) this.out.push(w);
-    if (dst >= 0) {
-      this.lastStart = at;
-      this.lastDst = at + 2;
-      this.lastDstSlot = dst;
-    } else {
-      this.lastDst = -1;
-    }
-  }
-
-  private emit4(op: number, a: number, b: number, c: number, d: number): void {
-    this.out.push4(op, a, b, c);
-    this.out.push(d);
-    this.lastDst = -1;
   }
 
   private requireDataSegment(seg: number): void {
