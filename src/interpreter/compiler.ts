@@ -24,7 +24,7 @@
  */
 import { DecodeError, Feature, formatOpcode, refuseValidation, ValidationError } from './errors.js';
 import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, Narrow, NEGATED_COMPARE, Op } from './opcodes.js';
-import { INSTRUCTIONS, type InstructionRow, instructionRow, naturalAlignment, type Prefix, rowAccepted, SINGLE_BYTE } from './instruction-set.js';
+import { INSTRUCTIONS, type InstructionRow, instructionRow, type Prefix, rowAccepted, SINGLE_BYTE } from './instruction-set.js';
 import { ByteReader } from './reader.js';
 import {
   EXNREF, EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
@@ -32,11 +32,11 @@ import {
   isRefType, valTypeName,
 } from './types.js';
 import {
-  type BodyCounts, countInBodyInSteps, findMalformedBodyInSteps, memargHasMemoryIndex, memoryIndexByte, prefixedOpcode, proposalHeapType,
-  proposalType, unknownOpcode,
+  type BodyCounts, countInBodyInSteps, findMalformedBodyInSteps, prefixedOpcode, proposalHeapType, proposalType, unknownOpcode,
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
-import { OperandStack, slotWidth, UNKNOWN } from './operand-stack.js';
+import { slotWidth, UNKNOWN } from './operand-stack.js';
+import { VectorTranslator } from './vector-translation.js';
 import { SimdMove } from './simd-dispatch.js';
 import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
@@ -52,8 +52,7 @@ const SCALAR_NAN_RESULTS: ReadonlyMap<number, 32 | 64> = new Map<number, 32 | 64
   ...[0x9b, 0x9c, 0x9d, 0x9e, 0x9f, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xbb].map((op) => [op, 64] as const),
 ]);
 
-/** `Canonicalize` kinds from this on are a SIMD sub-opcode plus it (below it: 32 and 64, scalars). */
-export const CANONICALIZE_SIMD = 0x1000;
+export { CANONICALIZE_SIMD } from './vector-translation.js';
 
 /** WebAssembly's i64.extend_i32_s and _u, which turn a 32-bit size into memory64's i64. */
 const I64_EXTEND_I32_S = 0xac;
@@ -260,15 +259,15 @@ export function writeFrameConstants(s32: Int32Array, base: number, fns: Compiled
   }
 }
 
-class FunctionTranslator extends OperandStack<Control> {
+class FunctionTranslator extends VectorTranslator<Control> {
   /** The module's exception handler and catch clause records (Handler, CatchClause). */
   readonly handlers: number[] = [];
   readonly catches: number[] = [];
   /** rowFlags of the compile's features. */
   private readonly rowFlags: Uint8Array;
 
-  constructor(private readonly ctx: ModuleContext, out: CodeBuffer) {
-    super(out);
+  constructor(ctx: ModuleContext, out: CodeBuffer) {
+    super(ctx, out);
     this.rowFlags = rowFlags(ctx.features);
   }
 
@@ -841,111 +840,6 @@ class FunctionTranslator extends OperandStack<Control> {
     return x;
   }
 
-  /** The index type of table `t`: i64 for a table64. */
-  private tableAddress(t: number): ValType {
-    return addressType(this.ctx.tables[t]!);
-  }
-
-  /** The address type of memory `mem`: i64 for memory64. */
-  private memoryAddress(mem: number): ValType {
-    return addressType(this.ctx.memories[mem]!);
-  }
-
-  private tableIndex(): number {
-    const t = this.r.u32();
-    if (t >= this.ctx.tables.length) this.invalid(`unknown table ${t}`);
-    return t;
-  }
-
-  /**
-   * The memory index of `instr`: a u32 with multi-memory, else a zero byte (anything else
-   * refused naming multi-memory); checked against the module's memories.
-   */
-  private memoryIndex(instr: string): number {
-    const mem = this.ctx.features.has(Feature.MultiMemory) ? this.r.u32() : (memoryIndexByte(this.r, instr), 0);
-    this.requireMemory(mem);
-    return mem;
-  }
-
-  private requireMemory(mem: number): void {
-    if (mem >= this.ctx.memories.length) this.invalid(`unknown memory ${mem}`);
-  }
-
-  /**
-   * A memarg of the instruction of `row`: alignment exponent, memory index (with multi-memory,
-   * flagged by bit 6 of the alignment) and offset, into `margMemory`, `margOffset`. The
-   * alignment exponent must not exceed the row's natural alignment, or, for atomics, must
-   * equal it.
-   */
-  private memarg(row: InstructionRow, opAt: number): void {
-    const maxAlign = naturalAlignment(row);
-    const exact = row.prefix === 0xfe;
-    const r = this.r;
-    let align = r.u32();
-    let mem = 0;
-    if (memargHasMemoryIndex(align)) {
-      mem = r.u32();
-      if (!this.ctx.features.has(Feature.MultiMemory)) {
-        const opcode = row.prefix === 0 ? formatOpcode(row.code) : formatOpcode(row.prefix, row.code);
-        const detail = `memory index ${mem} in the memarg of opcode ${opcode}`;
-        throw refuseValidation(Feature.MultiMemory, detail, opAt, 'alignment must not be larger than natural');
-      }
-      align -= 0x40;
-    } else if (align >= 0x80 && this.ctx.features.has(Feature.MultiMemory)) {
-      // Multi-memory's memarg: flags of 2^7 and more are no encoding at all.
-      throw new DecodeError('malformed memop flags', opAt + 1);
-    }
-    // memory64 reads the offset as a u64, and a 32-bit memory's must fit in 32 bits.
-    const offset = this.ctx.features.has(Feature.Memory64) ? r.u64() : r.u32();
-    this.requireMemory(mem);
-    if (exact ? align !== maxAlign : align > maxAlign) {
-      this.invalid(exact ? 'alignment must be equal to natural alignment' : 'alignment must not be larger than natural');
-    }
-    const is64 = this.ctx.memories[mem]!.is64 === true;
-    if (offset > 0xffffffff && !is64) this.invalid('offset out of range');
-    this.margMemory = mem;
-    this.margIs64 = is64;
-    this.margOffsetHuge = offset > 0xffffffff;
-    this.margOffset = this.margOffsetHuge ? 0 : offset | 0;
-  }
-
-  private margMemory = 0;
-  private margOffset = 0;
-  /** The memory is addressed by i64 (memory64). */
-  private margIs64 = false;
-  /** A memory64 offset of 2^32 or more: every access traps, since no memory here is that large. */
-  private margOffsetHuge = false;
-
-  /**
-   * Emits a `Narrow64` of the i64 in `slot`: instructions on a memory64 memory or table64
-   * table work on 32-bit addresses and sizes, which is all any memory or table here can
-   * have, so a 64-bit operand is checked (or clamped) to its low half (opcodes.ts).
-   */
-  private emitNarrow(mode: number, slot: number, dst = 0): void {
-    if (this.live) this.emit3(Op.Narrow64, mode, dst * 2, slot * 2);
-  }
-
-  /** Narrows, with `mode`, each operand slot whose type is i64. */
-  private narrowOperands(mode: number, operands: readonly (readonly [slot: number, type: ValType])[]): void {
-    for (const [slot, type] of operands) if (type === I64) this.emitNarrow(mode, slot);
-  }
-
-  /**
-   * Emits what `emit` emits, on memory `mem`: the dispatch loop keeps memory 0 at hand, so an
-   * instruction on another memory is bracketed by `UseMemory mem` ... `UseMemory 0`.
-   */
-  private onMemory(mem: number, emit: () => void): void {
-    if (!this.live) return;
-    if (mem !== 0) this.emit1(Op.UseMemory, mem);
-    emit();
-    if (mem !== 0) this.emit1(Op.UseMemory, 0);
-  }
-
-  /** Refuses, naming it, a feature the compile does not accept. */
-  private requireFeature(feature: Feature, detail: string, at: number): void {
-    if (!this.ctx.features.has(feature)) throw refuseValidation(feature, detail, at);
-  }
-
   private valType(): ValType {
     const t = this.r.u8();
     if (t === I32 || t === I64 || t === F32 || t === F64 || t === FUNCREF || t === EXTERNREF) return t;
@@ -1237,16 +1131,6 @@ class FunctionTranslator extends OperandStack<Control> {
     else this.emitProducer(op, d, 1, a * 2);
     const nan = SCALAR_NAN_RESULTS.get(op);
     if (nan !== undefined) this.canonicalize(nan, d);
-  }
-
-  /**
-   * In the canonical-NaN mode (ModuleContext.canonicalNaNs), makes a NaN just written to slot
-   * `d` by floating-point arithmetic the canonical one: `Canonicalize kind d`, `kind` 32 or 64
-   * for a scalar, or a SIMD sub-opcode whose lanes it rewrites (simd.ts, simdCanonicalize).
-   */
-  private canonicalize(kind: number, d: number): void {
-    if (!this.ctx.canonicalNaNs || !this.live) return;
-    this.emit2(Op.Canonicalize, kind, d * 2);
   }
 
   /** A 0xFC instruction: saturating truncations typed by their rows, the rest by sub-opcode. */
@@ -1560,105 +1444,6 @@ class FunctionTranslator extends OperandStack<Control> {
       this.catches.push(...ctrl.legacyCatches);
       this.handlers[at + Handler.CatchEnd] = this.catches.length / CATCH_STRIDE;
     }
-  }
-
-  /**
-   * A 0xFE instruction (threads), as its row in the instruction table (atomic-ops.ts)
-   * describes it: one `Atomic` instruction (atomic-dispatch.ts), its operands in stack order
-   * after its result, then the memarg offset; atomic.fence is a no-op for one agent.
-   */
-  private atomic(row: InstructionRow, opAt: number): void {
-    const r = this.r;
-    const info = row.atomic!;
-    const sub = info.op;
-    if (info.imm === 'zeroByte') {
-      const at = r.pos;
-      if (r.u8() !== 0) throw new DecodeError('zero flag expected', at);
-      return;
-    }
-    this.memarg(row, opAt);
-    const mem = this.margMemory;
-    const offset = this.margOffset;
-    const addressType = this.memoryAddress(mem);
-    const params = [addressType, ...info.params.slice(1)];
-    const operands: number[] = [];
-    for (let i = params.length - 1; i >= 0; i--) operands[i] = this.pop(params[i]!) * 2;
-    const d = info.results.length > 0 ? this.push(info.results[0]!) : -1;
-    this.onMemory(mem, () => {
-      if (addressType === I64) this.emitNarrow(this.margOffsetHuge ? Narrow.MemoryAlwaysTraps : Narrow.MemoryCheck, operands[0]! / 2);
-      const at = this.out.length;
-      this.out.push2(Op.Atomic, sub);
-      if (d >= 0) this.out.push(d * 2);
-      for (const w of operands) this.out.push(w);
-      this.out.push(offset);
-      this.lastDst = -1;
-      if (d >= 0) {
-        this.lastStart = at;
-        this.lastDst = at + 2;
-        this.lastDstSlot = d;
-      }
-    });
-  }
-
-  /**
-   * A 0xFD instruction, as its row in the instruction table (simd-ops.ts) describes it:
-   * immediates, operand and result types, then one `Simd` instruction (simd-dispatch.ts).
-   */
-  private simd(row: InstructionRow, opAt: number): void {
-    const r = this.r;
-    const info = row.simd!;
-    const sub = info.op;
-    const immediates: number[] = [];
-    let offset = 0;
-    let mem = 0;
-    switch (info.imm) {
-      case 'memarg':
-      case 'memargLane': {
-        this.memarg(row, opAt);
-        offset = this.margOffset;
-        mem = this.margMemory;
-        if (info.imm === 'memargLane') immediates.push(this.laneIndex(info.lanes));
-        break;
-      }
-      case 'lane':
-        immediates.push(this.laneIndex(info.lanes));
-        break;
-      case 'bytes16':
-        for (let k = 0; k < 4; k++) immediates.push(r.fixed32());
-        // Shuffle lane indices are bytes below 32: no byte may have any of its top three bits.
-        if (info.entry === 'shuffle' && immediates.some((w) => (w & 0xe0e0e0e0) !== 0)) {
-          this.invalid('invalid lane index');
-        }
-        break;
-      case 'none':
-        break;
-    }
-    // A memory instruction's address (its first operand) has its memory's address type.
-    const isMemory = info.imm === 'memarg' || info.imm === 'memargLane';
-    const params = isMemory ? [this.memoryAddress(mem), ...info.params.slice(1)] : info.params;
-    const operands: number[] = [];
-    for (let i = params.length - 1; i >= 0; i--) operands[i] = this.pop(params[i]!) * 2;
-    const d = info.results.length > 0 ? this.push(info.results[0]!) : -1;
-    if (!this.live) return;
-    // Operand words in the order simd-dispatch.ts reads them: values in stack order, then a
-    // lane index, then a memarg offset; the 16 bytes of a const or shuffle come last.
-    const words = [...operands, ...(info.entry === 'const' || info.entry === 'shuffle' ? [] : immediates)];
-    if (info.imm === 'memarg' || info.imm === 'memargLane') words.push(offset);
-    if (info.entry === 'const' || info.entry === 'shuffle') words.push(...immediates);
-    this.onMemory(mem, () => {
-      if (isMemory && params[0] === I64) {
-        this.emitNarrow(this.margOffsetHuge ? Narrow.MemoryAlwaysTraps : Narrow.MemoryCheck, operands[0]! / 2);
-      }
-      this.emitSimd(sub, d, words);
-    });
-    if (info.nanLanes !== 0) this.canonicalize(CANONICALIZE_SIMD + sub, d);
-  }
-
-  /** A lane index byte, checked against the shape's lane count. */
-  private laneIndex(lanes: number): number {
-    const lane = this.r.u8();
-    if (lane >= lanes) this.invalid('invalid lane index');
-    return lane;
   }
 
   private requireDataSegment(seg: number): void {
