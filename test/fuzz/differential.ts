@@ -11,11 +11,24 @@
  * - the host calls the call made (logged values, call-export and so on), in order;
  * - the values of exported globals, the contents of exported tables and exported memory.
  *
- * Floats are compared bit for bit, except that any NaN matches any NaN unless
- * `compareNanBits` is set; payload differences are then reported apart from divergences.
- * A difference in integers or memory that disappears when the module is rerun with Binaryen's
- * `--denan` instrumentation (every NaN replaced by 0) is classified as NaN-derived too (a NaN
- * payload that reached an integer through `reinterpret` or memory).
+ * Every value is seen bit for bit on both sides: Node's floats and v128s cross to JavaScript
+ * through small bridge modules that carry them in integers (js-bridge.ts), so an f32 NaN is
+ * not quieted on its way out, a global's NaN not canonicalised, and v128 values (results,
+ * arguments, `log-v128`, globals) are compared too. Float arguments are given as bits, NaNs
+ * with payloads among them.
+ *
+ * NaNs: by default any NaN matches any NaN (a v128 matches when it differs only in NaN lanes,
+ * read as f32x4 or as f64x2), and a difference in integers or memory that disappears when the
+ * module is rerun with Binaryen's `--denan` instrumentation (every NaN replaced by 0) is
+ * NaN-derived, not a divergence (a NaN payload that reached an integer through `reinterpret`
+ * or memory). With `compareNanBits`, NaN bits must agree exactly, everywhere, and every
+ * difference is reported in `nanDifferences` (a failure, apart from the other divergences):
+ * Node's engine then runs `nanRuleVariant` of the module (binaryen-gen.ts), in which the few
+ * scalar instructions whose NaN bits V8 chooses differently from docs/determinism.md's rule
+ * (min/max with a NaN; in optimised code, add/sub/mul/div with two NaNs, f64 div folded from
+ * known zeros, f64.floor of a constant signalling NaN) are calls to functions that compute the
+ * rule's bits; everything else runs as V8 runs it, where V8 and wasmtime agree (and this
+ * engine must agree with both).
  *
  * Our engine runs each step first, under a fuel budget; running out of fuel ends the module
  * as inconclusive, and V8 only runs a step that our engine finished, so a module that loops
@@ -32,16 +45,26 @@ import {
   compileModule, type CompiledModule, FuncRef, type FuncType, type Instance, instantiate, invoke, invokeSync, LinkError,
   MemoryInst, Store, TableInst, GlobalInst, Trap, TrapKind, WasmValue,
 } from '../../src/interpreter/index.js';
-import { EXTERNREF, F32, F64, FUNCREF, I32, I64, type Import, type ValType, valTypeName } from '../../src/interpreter/types.js';
-import { denanModule } from './binaryen-gen.js';
+import { EXTERNREF, F32, F64, FUNCREF, I32, I64, type Import, V128, type ValType, valTypeName } from '../../src/interpreter/types.js';
+import { denanModule, FUZZ_ENGINE_FEATURES, nanRuleVariant } from './binaryen-gen.js';
+import { bitsFromCarriers, bitsToLanes, callBridge, carried, carriersOfBits, globalBridge, importBridge, lanesToBits, needsCarrying } from './js-bridge.js';
 
 // ---- options and results ----------------------------------------------------------------------
 
 export interface DifferentialOptions {
   /** Fuel for instantiation and for each top-level call in our engine (default 2,000,000). */
   fuel?: number;
-  /** Compare NaN payloads; differences are reported as `nanDifferences`, not divergences. */
+  /**
+   * Compare NaN bits exactly (Node's engine running the module's `nanRuleVariant`); their
+   * differences are reported as `nanDifferences`, apart from the divergences.
+   */
   compareNanBits?: boolean;
+  /**
+   * With compareNanBits, let Node's engine run the module itself, not its `nanRuleVariant`:
+   * every NaN that V8 chooses differently from the rule is then reported (a measurement of
+   * how often that happens, not a test).
+   */
+  nodeOwnNaNs?: boolean;
   /** Rounds of calls to every export: the first with zeros, later ones from a pool (default 2). */
   rounds?: number;
   /** Rerun a diverging module with `--denan` to find NaN-derived differences (default true). */
@@ -61,7 +84,7 @@ export interface DifferentialOptions {
 
 export type TrapClass =
   | 'unreachable' | 'divide-by-zero' | 'integer-overflow' | 'invalid-conversion' | 'memory-oob'
-  | 'table-oob' | 'indirect-call' | 'null-reference' | 'unknown'
+  | 'table-oob' | 'indirect-call' | 'null-reference' | 'unaligned-atomic' | 'unknown'
   /** V8's one message for a float-to-int truncation of a NaN or of an out-of-range value. */
   | 'float-to-int';
 
@@ -79,9 +102,12 @@ export type Outcome =
   /** An engine refused the imports (LinkError). */
   | { kind: 'link-error'; message: string };
 
-/** An observed value: numbers as raw bits, references as labels (`null`, `func:3`, `extern:...`). */
+/**
+ * An observed value: numbers as raw bits (a v128 as one unsigned 128-bit number, byte 0 the
+ * lowest), references as labels (`null`, `func:3`, `extern:...`).
+ */
 export type Obs =
-  | { t: 'i32' | 'i64' | 'f32' | 'f64'; bits: bigint }
+  | { t: 'i32' | 'i64' | 'f32' | 'f64' | 'v128'; bits: bigint }
   | { t: 'funcref' | 'externref'; ref: string };
 
 export interface HostEvent {
@@ -113,10 +139,18 @@ export interface ModuleResult {
   /** Why the module ended before its last call, if it did. */
   ended?: 'out-of-fuel' | 'stack-both' | 'stack-one-side' | 'divergence';
   divergences: Divergence[];
-  /** With compareNanBits: NaN payload differences (never divergences). */
+  /**
+   * With compareNanBits: NaN bit differences, seen as floats or (gone under `--denan`)
+   * through integers and memory. Failures, as the divergences are.
+   */
   nanDifferences: Divergence[];
-  /** Divergences that went away under `--denan`: NaN payloads seen through integers or memory. */
+  /** Without compareNanBits: divergences that went away under `--denan` (not failures). */
   nanDerived: Divergence[];
+  /**
+   * Values compared: float NaNs (results, host-call arguments, globals after each step, as
+   * our engine saw them) and v128s (the same places).
+   */
+  seen: { nans: number; v128s: number };
 }
 
 // ---- values ----------------------------------------------------------------------------------
@@ -151,51 +185,63 @@ export function showObs(v: Obs): string {
       const x = scratch.getFloat64(0, true);
       return isNaN64(v.bits) ? `f64:nan(0x${v.bits.toString(16)})` : `f64:${Object.is(x, -0) ? '-0' : x}`;
     }
+    case 'v128': return `v128:0x${v.bits.toString(16).padStart(32, '0')}`;
   }
 }
 
 /**
- * Where a value was seen matters for NaN payloads: V8 sets the quiet bit of an f32 NaN that
- * crosses into JavaScript (a result, a host function's argument) and canonicalises NaNs read
- * through `WebAssembly.Global.prototype.value`.
+ * Whether two different v128s differ only in NaN lanes, read as four f32s or as two f64s (a
+ * v128 does not say what its lanes are).
  */
-type Site = 'boundary' | 'global';
+function v128NanOnly(a: bigint, b: bigint): boolean {
+  const lanesDifferOnlyInNaNs = (width: 32 | 64, nan: (bits: bigint) => boolean): boolean => {
+    for (let i = 0; i < 128 / width; i++) {
+      const x = BigInt.asUintN(width, a >> BigInt(width * i));
+      const y = BigInt.asUintN(width, b >> BigInt(width * i));
+      if (x !== y && !(nan(x) && nan(y))) return false;
+    }
+    return true;
+  };
+  return lanesDifferOnlyInNaNs(32, isNaN32) || lanesDifferOnlyInNaNs(64, isNaN64);
+}
 
 type Verdict = 'same' | 'nan-payload' | 'different';
 
-function compareObs(ours: Obs, node: Obs, nanBits: boolean, site: Site): Verdict {
+/**
+ * Compares two observed values. Every value is seen bit for bit on both sides (Node's through
+ * the bridges of js-bridge.ts), so two floats agree when their bits do; two NaNs (or two
+ * v128s that differ only in NaN lanes) with different bits are a 'nan-payload' difference
+ * when NaN bits are compared, and agree otherwise.
+ */
+function compareObs(ours: Obs, node: Obs, nanBits: boolean): Verdict {
   if (ours.t !== node.t) return 'different';
   if ('ref' in ours) return ours.ref === (node as { ref: string }).ref ? 'same' : 'different';
   const a = ours.bits;
   const b = (node as { bits: bigint }).bits;
   if (a === b) return 'same';
-  if (ours.t === 'f32' || ours.t === 'f64') {
-    const nan = ours.t === 'f32' ? isNaN32 : isNaN64;
-    if (nan(a) && nan(b)) {
-      if (!nanBits || site === 'global') return 'same';
-      if (ours.t === 'f32' && site === 'boundary' && (a | 0x400000n) === b) return 'same';
-      return 'nan-payload';
-    }
-  }
+  const nanOnly = ours.t === 'f32' ? isNaN32(a) && isNaN32(b)
+    : ours.t === 'f64' ? isNaN64(a) && isNaN64(b)
+      : ours.t === 'v128' && v128NanOnly(a, b);
+  if (nanOnly) return nanBits ? 'nan-payload' : 'same';
   return 'different';
 }
 
-function compareLists(ours: readonly Obs[], node: readonly Obs[], nanBits: boolean, site: Site): Verdict {
+function compareLists(ours: readonly Obs[], node: readonly Obs[], nanBits: boolean): Verdict {
   if (ours.length !== node.length) return 'different';
   let verdict: Verdict = 'same';
   for (let i = 0; i < ours.length; i++) {
-    const v = compareObs(ours[i]!, node[i]!, nanBits, site);
+    const v = compareObs(ours[i]!, node[i]!, nanBits);
     if (v === 'different') return v;
     if (v === 'nan-payload') verdict = v;
   }
   return verdict;
 }
 
-type TypeName = 'i32' | 'i64' | 'f32' | 'f64' | 'funcref' | 'externref';
+type TypeName = 'i32' | 'i64' | 'f32' | 'f64' | 'v128' | 'funcref' | 'externref';
 
 function typeName(t: ValType): TypeName {
   const n = valTypeName(t);
-  if (n === 'i32' || n === 'i64' || n === 'f32' || n === 'f64' || n === 'funcref' || n === 'externref') return n;
+  if (n === 'i32' || n === 'i64' || n === 'f32' || n === 'f64' || n === 'v128' || n === 'funcref' || n === 'externref') return n;
   throw new Error(`unsupported value type ${n}`);
 }
 
@@ -208,15 +254,40 @@ function externLabel(x: unknown): string {
   return `unknown(${typeof x})`;
 }
 
-/** A function argument from the deterministic pools (index 0 of each pool is zero). */
-const POOLS: Record<'i32' | 'i64' | 'f32' | 'f64', readonly (number | bigint)[]> = {
+/**
+ * Function arguments, from deterministic pools (index 0 of each pool is zero). Floats and
+ * v128s are given as bits (a v128 as an unsigned 128-bit number, byte 0 lowest), so that NaNs
+ * with payloads, signalling ones included, reach both engines intact.
+ */
+const POOLS: Record<'i32' | 'i64' | 'f32' | 'f64' | 'v128', readonly (number | bigint)[]> = {
   i32: [0, 1, -1, 2, 7, 42, 255, 256, 65535, 65536, -100, 0x7fffffff, -0x80000000, 1 << 30],
   i64: [0n, 1n, -1n, 2n, 42n, 0xffffffffn, 0x100000000n, -0x80000000n, 0x7fffffffffffffffn, -0x8000000000000000n],
-  f32: [0, -0, 1, -1, 0.5, 1.5, -2.5, 2 ** 31, -(2 ** 31), 2 ** 63, 3.4028234663852886e38, 1.401298464324817e-45, Infinity, -Infinity, NaN],
-  f64: [0, -0, 1, -1, 0.5, -1.5, 2 ** 31, 2 ** 32, -(2 ** 63), 2 ** 64, 1.7976931348623157e308, 5e-324, Infinity, -Infinity, NaN],
+  f32: [
+    ...[0, -0, 1, -1, 0.5, 1.5, -2.5, 2 ** 31, -(2 ** 31), 2 ** 63, 3.4028234663852886e38, 1.401298464324817e-45, Infinity, -Infinity].map(f32BitsOfNumber),
+    0x7fc00000n, 0xffc00000n, 0x7fa00001n, 0xffb00002n, 0x7fc12345n,
+  ],
+  f64: [
+    ...[0, -0, 1, -1, 0.5, -1.5, 2 ** 31, 2 ** 32, -(2 ** 63), 2 ** 64, 1.7976931348623157e308, 5e-324, Infinity, -Infinity].map(f64BitsOfNumber),
+    0x7ff8000000000000n, 0xfff8000000000000n, 0x7ff4000000000001n, 0xfff0000000000abcn, 0x7ff8000012345678n,
+  ],
+  // Integer patterns, f32x4 and f64x2 lanes: ones, infinities, quiet and signalling NaNs
+  // with payloads, of both signs.
+  v128: [
+    0n,
+    (1n << 128n) - 1n,
+    0x0000000100000001_0000000100000001n,
+    0x80000000_7fffffff_ffff0000_00017f80n,
+    0x0f0e0d0c0b0a0908_0706050403020100n,
+    0x3f800000_bf800000_7f800000_ff800000n,
+    0x7fc00000_ffc00000_7fa00001_ffb00002n,
+    0x3f800000_7fc00001_00000000_80000000n,
+    0x7ff8000000000000_fff0000000000001n,
+    0x7ff4000000000001_3ff0000000000000n,
+    0x8000000000000000_7fefffffffffffffn,
+  ],
 };
 
-/** Plain JavaScript argument values, which both engines convert the same way. */
+/** An argument: an i32 as a number, an i64 as a BigInt, a float or v128 as its bits (a BigInt), a reference as null. */
 type Arg = number | bigint | null;
 
 function pickArgs(params: readonly ValType[], round: number, salt: number): Arg[] {
@@ -233,23 +304,40 @@ function pickArgs(params: readonly ValType[], round: number, salt: number): Arg[
   });
 }
 
-function zeroArgs(params: readonly ValType[]): Arg[] {
+/** Zero arguments as JavaScript passes them to an exported function (call-export, call-ref). */
+function zeroArgs(params: readonly ValType[]): Array<number | bigint | null> {
   return params.map((t) => (t === I64 ? 0n : t === FUNCREF || t === EXTERNREF ? null : 0));
 }
+
+/**
+ * Whether V8 refuses a function of this type at the JavaScript boundary (a v128 parameter or
+ * result): a call from JavaScript throws a TypeError before the function starts. Host
+ * functions that call exports (call-export, call-ref) do, on both sides, as fuzz_shell.js does.
+ */
+function refusedAtJsBoundary(type: FuncType): boolean {
+  return type.params.includes(V128) || type.results.includes(V128);
+}
+
+const JS_BOUNDARY_MESSAGE = 'type incompatibility when transforming from/to JS (a v128 parameter or result)';
 
 function toWasmValue(t: ValType, a: Arg): WasmValue {
   switch (t) {
     case I32: return WasmValue.i32(a as number);
     case I64: return WasmValue.i64(a as bigint);
-    case F32: return WasmValue.f32(a as number);
-    case F64: return WasmValue.f64(a as number);
+    case F32: return WasmValue.f32Bits(Number(a as bigint));
+    case F64: return WasmValue.f64Bits(a as bigint);
+    case V128: {
+      const [w0, w1, w2, w3] = bitsToLanes(a as bigint);
+      return WasmValue.v128Words(w0!, w1!, w2!, w3!);
+    }
     case FUNCREF: return WasmValue.funcref(null);
     default: return WasmValue.externref(null);
   }
 }
 
-function showArg(a: Arg): string {
+function showArg(a: Arg, t: ValType): string {
   if (a === null) return 'null';
+  if (t === F32 || t === F64 || t === V128) return showObs({ t: typeName(t) as 'f32' | 'f64' | 'v128', bits: a as bigint });
   if (typeof a === 'bigint') return `${a}n`;
   return Object.is(a, -0) ? '-0' : String(a);
 }
@@ -279,6 +367,7 @@ const SIGNATURES: Record<string, readonly Signature[]> = {
   'fuzzing-support::log-i64': [{ params: ['i64'], results: [] }, { params: ['i32', 'i32'], results: [] }],
   'fuzzing-support::log-f32': [{ params: ['f32'], results: [] }],
   'fuzzing-support::log-f64': [{ params: ['f64'], results: [] }],
+  'fuzzing-support::log-v128': [{ params: ['v128'], results: [] }],
   'fuzzing-support::call-export': [{ params: ['i32', 'i32'], results: [] }],
   'fuzzing-support::call-export-catch': [{ params: ['i32'], results: ['i32'] }],
   'fuzzing-support::call-ref': [{ params: ['funcref', 'i32'], results: [] }],
@@ -442,6 +531,7 @@ function ourTrapClass(kind: TrapKind): TrapClass {
     case TrapKind.UninitializedElement:
     case TrapKind.IndirectCallTypeMismatch: return 'indirect-call';
     case TrapKind.NullReference: return 'null-reference';
+    case TrapKind.UnalignedAtomic: return 'unaligned-atomic';
     default: return 'unknown';
   }
 }
@@ -456,6 +546,7 @@ const V8_TRAPS: ReadonlyArray<[RegExp, TrapClass]> = [
   [/table index is out of bounds|table access out of bounds|element segment.*out of bounds/, 'table-oob'],
   [/null function or function signature mismatch|function signature mismatch|invalid index into function table/, 'indirect-call'],
   [/dereferencing a null pointer|null reference/, 'null-reference'],
+  [/operation does not support unaligned accesses/, 'unaligned-atomic'],
 ];
 
 function v8TrapClass(message: string): TrapClass {
@@ -470,6 +561,9 @@ function v8TrapClass(message: string): TrapClass {
  */
 function sameTrap(ours: TrapClass, node: TrapClass): boolean {
   if (ours === node || ours === 'unknown' || node === 'unknown') return true;
+  // An atomic access both unaligned and out of bounds: wasmtime (and so our engine) checks the
+  // alignment first, V8 the bounds (docs/atomics.md).
+  if (ours === 'unaligned-atomic' && node === 'memory-oob') return true;
   return node === 'float-to-int' && (ours === 'invalid-conversion' || ours === 'integer-overflow');
 }
 
@@ -589,6 +683,7 @@ class OurSide implements EngineSide<FuncRef> {
           return ([v]) => { h.log('log-i64', this.obs(v!)); return []; };
         case 'log-f32': return ([v]) => { h.log('log-f32', this.obs(v!)); return []; };
         case 'log-f64': return ([v]) => { h.log('log-f64', this.obs(v!)); return []; };
+        case 'log-v128': return ([v]) => { h.log('log-v128', this.obs(v!)); return []; };
         case 'call-export': return ([i, f]) => { h.callExport(i!.asI32, f!.asI32); return []; };
         case 'call-export-catch': return ([i]) => [WasmValue.i32(h.callExportCatch(i!.asI32))];
         case 'call-ref': return ([r, f]) => { h.callRef(r!.ref as FuncRef | null, f!.asI32); return []; };
@@ -610,6 +705,7 @@ class OurSide implements EngineSide<FuncRef> {
       case I64: return { t: 'i64', bits: v.bits64 };
       case F32: return { t: 'f32', bits: BigInt(v.bits32) };
       case F64: return { t: 'f64', bits: v.bits64 };
+      case V128: return { t: 'v128', bits: lanesToBits(v.v128Words) };
       case FUNCREF: return { t: 'funcref', ref: this.refLabel(v.ref as FuncRef | null) };
       default: return { t: 'externref', ref: externLabel(v.ref) };
     }
@@ -638,9 +734,9 @@ class OurSide implements EngineSide<FuncRef> {
 
   callRef(ref: FuncRef | null): void {
     if (ref === null) throw new FuzzHostError('call-ref: null function');
-    const params = this.store.funcs[ref.id]!.type.params;
-    const zeros = zeroArgs(params);
-    this.run(ref, params.map((t, i) => toWasmValue(t, zeros[i]!)));
+    const type = this.store.funcs[ref.id]!.type;
+    if (refusedAtJsBoundary(type)) throw new FuzzHostError(JS_BOUNDARY_MESSAGE);
+    this.run(ref, type.params.map((t) => WasmValue.zero(t)));
   }
 
   private table(): TableInst | null {
@@ -693,6 +789,19 @@ class OurSide implements EngineSide<FuncRef> {
 
 type NodeFunc = (...args: unknown[]) => unknown;
 
+/** Bridge modules, compiled once each (they depend on a type only). */
+const bridgeModules = new Map<string, WebAssembly.Module>();
+
+function bridgeInstance(bytes: Uint8Array, imports: Record<string, WebAssembly.ImportValue>): WebAssembly.Instance {
+  const key = Buffer.from(bytes).toString('base64');
+  let module = bridgeModules.get(key);
+  if (module === undefined) {
+    module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    bridgeModules.set(key, module);
+  }
+  return new WebAssembly.Instance(module, { bridge: imports });
+}
+
 class NodeSide implements EngineSide<NodeFunc> {
   ready = false;
   readonly host: FuzzHost<NodeFunc> = new FuzzHost(this);
@@ -722,8 +831,6 @@ class NodeSide implements EngineSide<NodeFunc> {
       'log-i64': legalLogI64
         ? (lo, hi) => h.logPair('log-i64', lo as number, hi as number)
         : (x) => h.log('log-i64', { t: 'i64', bits: BigInt.asUintN(64, x as bigint) }),
-      'log-f32': (x) => h.log('log-f32', { t: 'f32', bits: f32BitsOfNumber(x as number) }),
-      'log-f64': (x) => h.log('log-f64', { t: 'f64', bits: f64BitsOfNumber(x as number) }),
       'call-export': (i, f) => h.callExport(i as number, f as number),
       'call-export-catch': (i) => h.callExportCatch(i as number),
       'call-ref': (r, f) => h.callRef(r as NodeFunc | null, f as number),
@@ -732,6 +839,14 @@ class NodeSide implements EngineSide<NodeFunc> {
       'table-set': (i, r) => h.tableSet(i as number, r as NodeFunc | null),
       sleep: (ms, id) => h.sleep(ms as number, id as number),
     };
+    // The float and v128 loggers are WebAssembly functions that hand over the bits (js-bridge.ts).
+    for (const [op, t] of [['log-f32', F32], ['log-f64', F64], ['log-v128', V128]] as const) {
+      if (!this.ours.ir.imports.some((imp) => imp.module === 'fuzzing-support' && imp.name === op)) continue;
+      const name = typeName(t) as 'f32' | 'f64' | 'v128';
+      support[op] = bridgeInstance(importBridge([t]), {
+        f: (...carriers: unknown[]) => h.log(op, { t: name, bits: bitsFromCarriers(t, carriers, 0)[0] }),
+      }).exports.f as NodeFunc;
+    }
     const env: Record<string, NodeFunc> = {
       setTempRet0: (x) => h.setTempRet0(x as number),
       getTempRet0: () => h.getTempRet0(),
@@ -743,6 +858,10 @@ class NodeSide implements EngineSide<NodeFunc> {
         imports[imp.module]![imp.name] = new WebAssembly.Global({ value: 'externref', mutable: false }, externFor(imp));
       }
     }
+    let index = 0;
+    for (const imp of this.ours.ir.imports) {
+      if (imp.desc.kind === 'func') this.importedFuncs.set(imports[imp.module]?.[imp.name], index++);
+    }
     return imports;
   }
 
@@ -750,8 +869,17 @@ class NodeSide implements EngineSide<NodeFunc> {
     return this.instance!.exports;
   }
 
+  /**
+   * The functions given as imports, by function index: `ref.func` of an imported function
+   * gives back the very object that was imported (a JavaScript function, or a bridge's
+   * exported function), whose name is not the index.
+   */
+  private readonly importedFuncs = new Map<unknown, number>();
+
   refLabel(ref: NodeFunc | null): string {
-    return ref === null ? 'null' : `func:${ref.name}`;
+    if (ref === null) return 'null';
+    const imported = this.importedFuncs.get(ref);
+    return `func:${imported ?? ref.name}`;
   }
 
   isTrap(e: unknown): boolean {
@@ -760,7 +888,7 @@ class NodeSide implements EngineSide<NodeFunc> {
 
   /** The type of a function reference: V8 names an exported function by its function index. */
   private typeOf(ref: NodeFunc): FuncType {
-    const type = this.ours.funcTypes[Number(ref.name)];
+    const type = this.ours.funcTypes[this.importedFuncs.get(ref) ?? Number(ref.name)];
     if (type === undefined) throw new Error(`cannot tell the type of function ${ref.name}`);
     return type;
   }
@@ -774,7 +902,10 @@ class NodeSide implements EngineSide<NodeFunc> {
 
   callRef(ref: NodeFunc | null): void {
     if (ref === null) throw new FuzzHostError('call-ref: null function');
-    ref(...zeroArgs(this.typeOf(ref).params));
+    const type = this.typeOf(ref);
+    // V8 would throw a TypeError here; the same error as our side's, so that both agree.
+    if (refusedAtJsBoundary(type)) throw new FuzzHostError(JS_BOUNDARY_MESSAGE);
+    ref(...zeroArgs(type.params));
   }
 
   private table(): WebAssembly.Table | null {
@@ -805,17 +936,68 @@ class NodeSide implements EngineSide<NodeFunc> {
     }
   }
 
+  /** The functions that call each export with its floats and v128s carried (js-bridge.ts). */
+  private readonly bridged = new Map<string, NodeFunc>();
+
   call(name: string, type: FuncType, args: readonly Arg[]): Outcome {
     const f = this.exports[name] as NodeFunc;
+    const viaBridge = type.params.some(needsCarrying) || type.results.some(needsCarrying);
+    let callee = f;
+    if (viaBridge) {
+      callee = this.bridged.get(name)!;
+      if (callee === undefined) {
+        callee = bridgeInstance(callBridge(type.params, type.results), { f }).exports.f as NodeFunc;
+        this.bridged.set(name, callee);
+      }
+    }
+    const jsArgs = type.params.flatMap((t, i) => (needsCarrying(t) ? carriersOfBits(t, args[i] as bigint) : [args[i]]));
+    const jsResults = carried(type.results);
     try {
-      const result = f(...args);
-      const values = type.results.length === 0 ? []
-        : type.results.length === 1 ? [result]
+      const result = callee(...jsArgs);
+      const values = jsResults.length === 0 ? []
+        : jsResults.length === 1 ? [result]
           : [...(result as Iterable<unknown>)];
-      return { kind: 'ok', values: type.results.map((t, i) => this.obs(t, values[i])) };
+      const obs: Obs[] = [];
+      let j = 0;
+      for (const t of type.results) {
+        if (needsCarrying(t)) {
+          const [bits, next] = bitsFromCarriers(t, values, j);
+          obs.push({ t: typeName(t) as 'f32' | 'f64' | 'v128', bits });
+          j = next;
+        } else obs.push(this.obs(t, values[j++]));
+      }
+      return { kind: 'ok', values: obs };
     } catch (e) {
       return nodeOutcomeOfError(e);
     }
+  }
+
+  /** Readers of the exported float and v128 globals, by export name (see js-bridge.ts). */
+  private carriedGlobals: Map<string, () => Obs> | null = null;
+
+  private globalReaders(): Map<string, () => Obs> {
+    if (this.carriedGlobals !== null) return this.carriedGlobals;
+    const names: string[] = [];
+    const globals: Array<{ type: ValType; mutable: boolean }> = [];
+    for (const exp of this.ours.ir.exports) {
+      const type = exp.kind === 'global' ? this.ours.globalTypes[exp.index]! : undefined;
+      if (type !== undefined && needsCarrying(type.valType)) {
+        names.push(exp.name);
+        globals.push({ type: type.valType, mutable: type.mutable });
+      }
+    }
+    const imports = Object.fromEntries(names.map((n, k) => [`g${k}`, this.exports[n] as WebAssembly.Global]));
+    const bridge = names.length === 0 ? null : bridgeInstance(globalBridge(globals), imports);
+    this.carriedGlobals = new Map(names.map((n, k) => {
+      const read = bridge!.exports[`g${k}`] as () => unknown;
+      const t = globals[k]!.type;
+      return [n, (): Obs => {
+        const value = read();
+        const bits = bitsFromCarriers(t, t === V128 ? value as unknown[] : [value], 0)[0];
+        return { t: typeName(t) as 'f32' | 'f64' | 'v128', bits };
+      }];
+    }));
+    return this.carriedGlobals;
   }
 
   snapshot(): Snapshot {
@@ -823,7 +1005,8 @@ class NodeSide implements EngineSide<NodeFunc> {
     for (const exp of this.exportList) {
       const x = this.exports[exp.name];
       if (x instanceof WebAssembly.Global) {
-        snap.globals.set(exp.name, this.globalObs(exp.name, x));
+        const carriedGlobal = this.globalReaders().get(exp.name);
+        snap.globals.set(exp.name, carriedGlobal !== undefined ? carriedGlobal() : this.globalObs(exp.name, x));
       } else if (x instanceof WebAssembly.Table) {
         const refs: string[] = [];
         for (let i = 0; i < x.length; i++) {
@@ -854,8 +1037,17 @@ function showEvents(events: readonly HostEvent[], from: number): string {
 class Comparison {
   readonly divergences: Divergence[] = [];
   readonly nanDifferences: Divergence[] = [];
+  /** Observations compared: float NaNs (as our engine saw them) and v128 values. */
+  readonly seen = { nans: 0, v128s: 0 };
 
   constructor(private readonly nanBits: boolean) {}
+
+  private count(values: readonly Obs[]): void {
+    for (const v of values) {
+      if (v.t === 'v128') this.seen.v128s++;
+      else if ((v.t === 'f32' && isNaN32(v.bits)) || (v.t === 'f64' && isNaN64(v.bits))) this.seen.nans++;
+    }
+  }
 
   private note(verdict: Verdict, d: Divergence): void {
     if (verdict === 'different') this.divergences.push(d);
@@ -865,7 +1057,10 @@ class Comparison {
   outcome(step: string, ours: Outcome, node: Outcome): void {
     let verdict: Verdict = 'same';
     if (ours.kind !== node.kind) verdict = 'different';
-    else if (ours.kind === 'ok' && node.kind === 'ok') verdict = compareLists(ours.values, node.values, this.nanBits, 'boundary');
+    else if (ours.kind === 'ok' && node.kind === 'ok') {
+      verdict = compareLists(ours.values, node.values, this.nanBits);
+      this.count(ours.values);
+    }
     else if (ours.kind === 'trap' && node.kind === 'trap') {
       verdict = sameTrap(ours.trap, node.trap) ? 'same' : 'different';
     } else if (ours.kind === 'error' || ours.kind === 'link-error') verdict = 'different';
@@ -882,11 +1077,12 @@ class Comparison {
         verdict = 'different';
         break;
       }
-      const v = compareLists(a[at]!.values, b[at]!.values, this.nanBits, 'boundary');
+      const v = compareLists(a[at]!.values, b[at]!.values, this.nanBits);
       if (v === 'different') {
         verdict = v;
         break;
       }
+      this.count(a[at]!.values);
       if (v === 'nan-payload') verdict = v;
     }
     if (verdict === 'same') return;
@@ -894,7 +1090,7 @@ class Comparison {
     const agrees: Verdict = verdict === 'different' ? 'nan-payload' : 'same';
     at = 0;
     while (at < a.length && at < b.length && a[at]!.op === b[at]!.op) {
-      const v = compareLists(a[at]!.values, b[at]!.values, this.nanBits, 'boundary');
+      const v = compareLists(a[at]!.values, b[at]!.values, this.nanBits);
       if (v !== 'same' && v !== agrees) break;
       at++;
     }
@@ -909,7 +1105,8 @@ class Comparison {
   snapshots(step: string, ours: Snapshot, node: Snapshot): void {
     for (const [name, value] of ours.globals) {
       const other = node.globals.get(name);
-      const verdict = other === undefined ? 'different' : compareObs(value, other, this.nanBits, 'global');
+      const verdict = other === undefined ? 'different' : compareObs(value, other, this.nanBits);
+      this.count([value]);
       this.note(verdict, { step, what: `global ${name}`, ours: showObs(value), node: other ? showObs(other) : 'missing' });
     }
     for (const [name, refs] of ours.tables) {
@@ -1003,7 +1200,7 @@ export function withMemoryExport(bytes: Uint8Array): Uint8Array {
 function emptyResult(status: ModuleResult['status'], skipReason?: string): ModuleResult {
   return {
     status, skipReason, steps: 0, calls: 0, hostCalls: 0, callOutcomes: { ok: 0, trap: 0, hostException: 0 },
-    divergences: [], nanDifferences: [], nanDerived: [],
+    divergences: [], nanDifferences: [], nanDerived: [], seen: { nans: 0, v128s: 0 },
   };
 }
 
@@ -1017,7 +1214,16 @@ export function runDifferential(original: Uint8Array, options: DifferentialOptio
   if (options.ourModuleForTesting !== undefined && exportMemory) {
     options = { ...options, ourModuleForTesting: withMemoryExport(options.ourModuleForTesting) };
   }
-  const result = runOnce(bytes, options);
+  let nodeBytes = bytes;
+  if (options.compareNanBits === true && options.nodeOwnNaNs !== true) {
+    try {
+      nodeBytes = nanRuleVariant(bytes);
+    } catch (e) {
+      // Binaryen cannot read the module back (one it made and neither engine takes, say).
+      return emptyResult('skipped', `no NaN-rule variant: ${String(e).slice(0, 60)}`);
+    }
+  }
+  const result = runOnce(bytes, options, nodeBytes);
   // A difference seen only through integers or memory may be a NaN payload that got there
   // by reinterpretation; if the module with every NaN replaced by 0 agrees, it was.
   if (result.divergences.length > 0 && (options.triageNan ?? true) && isTriageable(result.divergences[0]!)) {
@@ -1028,9 +1234,10 @@ export function runDifferential(original: Uint8Array, options: DifferentialOptio
       denanned = null;
     }
     if (denanned !== null) {
-      const again = runOnce(denanned, { ...options, compareNanBits: false });
+      const again = runOnce(denanned, { ...options, compareNanBits: false }, denanned);
       if (again.status === 'compared' && again.divergences.length === 0) {
-        result.nanDerived = result.divergences;
+        if (options.compareNanBits === true) result.nanDifferences.push(...result.divergences);
+        else result.nanDerived = result.divergences;
         result.divergences = [];
         if (result.ended === 'divergence') result.ended = undefined;
       }
@@ -1049,7 +1256,8 @@ function isTriageable(d: Divergence): boolean {
   return !nanVsNumber(d.ours, d.node);
 }
 
-function runOnce(bytes: Uint8Array, options: DifferentialOptions): ModuleResult {
+/** Runs `bytes` in our engine (or `ourModuleForTesting`) and `nodeBytes` in Node's. */
+function runOnce(bytes: Uint8Array, options: DifferentialOptions, nodeBytes: Uint8Array): ModuleResult {
   const fuel = options.fuel ?? 2_000_000;
   const nanBits = options.compareNanBits ?? false;
   const rounds = options.rounds ?? 2;
@@ -1059,12 +1267,12 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions): ModuleResult 
   let ourError: string | null = null;
   let nodeError: string | null = null;
   try {
-    module = compileModule(options.ourModuleForTesting ?? bytes);
+    module = compileModule(options.ourModuleForTesting ?? bytes, FUZZ_ENGINE_FEATURES);
   } catch (e) {
     ourError = String(e);
   }
   try {
-    nodeModule = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    nodeModule = new WebAssembly.Module(nodeBytes as Uint8Array<ArrayBuffer>);
   } catch (e) {
     nodeError = String(e);
   }
@@ -1090,6 +1298,7 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions): ModuleResult 
   const finish = (): ModuleResult => {
     result.divergences = cmp.divergences;
     result.nanDifferences = cmp.nanDifferences;
+    result.seen = cmp.seen;
     result.hostCalls = Math.min(ours.host.events.length, node.host.events.length);
     if (result.divergences.length > 0) result.ended = 'divergence';
     return result;
@@ -1126,7 +1335,7 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions): ModuleResult 
     for (const [k, exp] of funcExports.entries()) {
       const type = module.funcTypes[exp.index]!;
       const args = pickArgs(type.params, round, k);
-      const step = `call ${exp.name}(${args.map(showArg).join(', ')})`;
+      const step = `call ${exp.name}(${args.map((a, i) => showArg(a, type.params[i]!)).join(', ')})`;
       const from = { ours: ours.host.events.length, node: node.host.events.length };
       const a = ours.call(exp.name, args);
       if (a.kind === 'out-of-fuel') {

@@ -3,8 +3,8 @@
  * runs each in our engine and in Node's own WebAssembly and compares them.
  *
  *   npm run fuzz -- [--seconds N] [--seed S] [--modules M] [--size BYTES] [--shaping SHAPE]
- *                   [--driver sync|sliced] [--nan-bits] [--fuel F] [--out DIR] [--quiet]
- *   npm run fuzz -- --replay FILE.wasm [--driver sync|sliced] [--nan-bits]
+ *                   [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F] [--out DIR] [--quiet]
+ *   npm run fuzz -- --replay FILE.wasm [--driver sync|sliced] [--nan-bits | --nan-bits-v8]
  *
  * Runs modules for seeds S, S+1, ... until N seconds (default 60) have passed or M modules
  * were made. Unless given, the input size, the shaping (see FuzzShaping) and how our engine
@@ -12,8 +12,15 @@
  * small and large, raw and optimised modules, run at once or in slices and pieces. Each divergent module is written to DIR (default `fuzz-out/`) as .wasm, .wat and
  * a .txt saying what differed and how to rerun it. Exits 1 when any divergence was found.
  *
- * With `--nan-bits`, NaN payloads are compared too; their differences are listed apart (and
- * their modules written to DIR/nan/), and do not make the run fail.
+ * With `--nan-bits`, NaN bits are compared exactly (see differential.ts: Node's engine runs the
+ * module with the rule's choices where V8's own differ); their differences are listed apart,
+ * their modules written to DIR/nan/, and they make the run fail as divergences do.
+ * `--nan-bits-v8` compares them with V8's own instructions instead (no rule variant): a
+ * measurement of where V8 departs from the rule, expected to report differences.
+ *
+ * Node's engine runs in this process, so V8's flags apply to it:
+ * `node --no-liftoff --import tsx test/fuzz/run.ts ...` compares against optimised (TurboFan)
+ * code only, where `add`/`mul` commute and constant NaNs fold.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +37,7 @@ interface Options {
   shaping: FuzzShaping | null;
   driver: Driver | null;
   nanBits: boolean;
+  nodeOwnNaNs: boolean;
   fuel: number;
   out: string;
   quiet: boolean;
@@ -40,15 +48,15 @@ function usage(message?: string): never {
   if (message) process.stderr.write(`fuzz: ${message}\n`);
   process.stderr.write(
     'usage: npm run fuzz -- [--seconds N] [--seed S] [--modules M] [--size BYTES] [--shaping none|fuzz-passes|O2|Oz]\n'
-    + '                        [--driver sync|sliced] [--nan-bits] [--fuel F] [--out DIR] [--quiet]\n'
-    + '       npm run fuzz -- --replay FILE.wasm [--driver sync|sliced] [--nan-bits] [--fuel F]\n',
+    + '                        [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F] [--out DIR] [--quiet]\n'
+    + '       npm run fuzz -- --replay FILE.wasm [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F]\n',
   );
   process.exit(2);
 }
 
 function parseArgs(argv: readonly string[]): Options {
   const o: Options = {
-    seconds: 60, seed: 1, modules: Infinity, size: null, shaping: null, driver: null, nanBits: false, fuel: 2_000_000, out: 'fuzz-out', quiet: false, replay: null,
+    seconds: 60, seed: 1, modules: Infinity, size: null, shaping: null, driver: null, nanBits: false, nodeOwnNaNs: false, fuel: 2_000_000, out: 'fuzz-out', quiet: false, replay: null,
   };
   const num = (name: string, v: string | undefined): number => {
     const n = Number(v);
@@ -76,6 +84,7 @@ function parseArgs(argv: readonly string[]): Options {
         break;
       }
       case '--nan-bits': o.nanBits = true; break;
+      case '--nan-bits-v8': o.nanBits = true; o.nodeOwnNaNs = true; break;
       case '--out': o.out = argv[++i] ?? usage('--out needs a directory'); break;
       case '--quiet': o.quiet = true; break;
       case '--replay': o.replay = argv[++i] ?? usage('--replay needs a file'); break;
@@ -120,13 +129,13 @@ function writeCase(dir: string, name: string, bytes: Uint8Array, header: string,
 
 function replay(o: Options): void {
   const bytes = new Uint8Array(readFileSync(o.replay!));
-  const r = runDifferential(bytes, { compareNanBits: o.nanBits, fuel: o.fuel, driver: o.driver ?? 'sync', driverSeed: o.seed });
+  const r = runDifferential(bytes, { compareNanBits: o.nanBits, nodeOwnNaNs: o.nodeOwnNaNs, fuel: o.fuel, driver: o.driver ?? 'sync', driverSeed: o.seed });
   process.stdout.write(`${o.replay}: ${r.status}${r.skipReason ? ` (${r.skipReason})` : ''}, ${r.steps} steps, ${r.calls} calls compared`
     + `${r.ended ? `, ended: ${r.ended}` : ''}\n`);
   for (const d of r.divergences) process.stdout.write(`divergence\n${showDivergence(d)}\n`);
   for (const d of r.nanDerived) process.stdout.write(`NaN-derived (gone under --denan)\n${showDivergence(d)}\n`);
-  for (const d of r.nanDifferences) process.stdout.write(`NaN payload\n${showDivergence(d)}\n`);
-  process.exitCode = r.divergences.length > 0 ? 1 : 0;
+  for (const d of r.nanDifferences) process.stdout.write(`NaN bits\n${showDivergence(d)}\n`);
+  process.exitCode = r.divergences.length > 0 || r.nanDifferences.length > 0 ? 1 : 0;
 }
 
 /** Modules made between reloads of wasm-opt (see reloadFuzzGenerator). */
@@ -139,7 +148,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const deadline = started + o.seconds * 1000;
   const t = {
-    generated: 0, compiled: 0, compared: 0, steps: 0, calls: 0, hostCalls: 0,
+    generated: 0, compiled: 0, compared: 0, steps: 0, calls: 0, hostCalls: 0, nans: 0, v128s: 0,
     ok: 0, trap: 0, hostException: 0, genMs: 0, runMs: 0,
   };
   const skipped = new Map<string, number>();
@@ -154,12 +163,12 @@ async function main(): Promise<void> {
   const progress = (): string => {
     const s = ((performance.now() - started) / 1000).toFixed(0);
     return `[${s}s] seed ${o.seed + t.generated - 1}: ${t.generated} modules, ${t.compared} compared, ${t.calls} calls, `
-      + `${divergent.length} divergent${o.nanBits ? `, ${nanPayload.length} with NaN payload differences` : ''}`;
+      + `${divergent.length} divergent${o.nanBits ? `, ${nanPayload.length} with NaN bit differences` : ''}`;
   };
 
   process.stdout.write(`fuzz: seeds from ${o.seed}, ${o.seconds} s, input size ${o.size ?? `by seed (${SIZES.join('/')})`}, `
     + `shaping ${o.shaping ?? `by seed (${[...new Set(SHAPINGS)].join('/')})`}, driver ${o.driver ?? 'by seed (sync/sliced)'}, `
-    + `fuel ${o.fuel} per call, NaN payloads ${o.nanBits ? 'compared' : 'ignored'}, output to ${o.out}/\n`);
+    + `fuel ${o.fuel} per call, NaN bits ${o.nodeOwnNaNs ? 'compared with V8\'s own' : o.nanBits ? 'compared' : 'ignored'}, output to ${o.out}/\n`);
 
   for (let seed = o.seed; performance.now() < deadline && t.generated < o.modules; seed++) {
     const size = o.size ?? sizeForSeed(seed);
@@ -180,7 +189,7 @@ async function main(): Promise<void> {
     t0 = performance.now();
     let r: ModuleResult;
     try {
-      r = runDifferential(bytes, { compareNanBits: o.nanBits, fuel: o.fuel, driver, driverSeed: seed });
+      r = runDifferential(bytes, { compareNanBits: o.nanBits, nodeOwnNaNs: o.nodeOwnNaNs, fuel: o.fuel, driver, driverSeed: seed });
     } catch (e) {
       // A bug in the harness itself: report it, keep the module, go on.
       count(skipped, 'harness error');
@@ -196,11 +205,13 @@ async function main(): Promise<void> {
     t.steps += r.steps;
     t.calls += r.calls;
     t.hostCalls += r.hostCalls;
+    t.nans += r.seen.nans;
+    t.v128s += r.seen.v128s;
     t.ok += r.callOutcomes.ok;
     t.trap += r.callOutcomes.trap;
     t.hostException += r.callOutcomes.hostException;
     if (r.ended !== undefined && r.ended !== 'divergence') count(ended, r.ended);
-    const rerun = `npm run fuzz -- --seed ${seed} --modules 1 --size ${size} --shaping ${shaping} --driver ${driver}${o.nanBits ? ' --nan-bits' : ''}`;
+    const rerun = `npm run fuzz -- --seed ${seed} --modules 1 --size ${size} --shaping ${shaping} --driver ${driver}${o.nodeOwnNaNs ? ' --nan-bits-v8' : o.nanBits ? ' --nan-bits' : ''}`;
     if (r.divergences.length > 0) {
       const file = writeCase(o.out, `seed-${seed}`, withMemoryExport(bytes),
         `seed ${seed}, input size ${size}, shaping ${shaping}, driver ${driver}: divergence between our engine and Node\nrerun: ${rerun}`, r.divergences);
@@ -210,7 +221,7 @@ async function main(): Promise<void> {
     if (r.nanDerived.length > 0) nanDerived.push(seed);
     if (o.nanBits && r.nanDifferences.length > 0) {
       const file = writeCase(join(o.out, 'nan'), `seed-${seed}`, withMemoryExport(bytes),
-        `seed ${seed}, input size ${size}, shaping ${shaping}, driver ${driver}: NaN payload difference\nrerun: ${rerun}`, r.nanDifferences);
+        `seed ${seed}, input size ${size}, shaping ${shaping}, driver ${driver}: NaN bit difference\nrerun: ${rerun}`, r.nanDifferences);
       nanPayload.push({ seed, first: r.nanDifferences[0]!, file });
     }
     if (!o.quiet && performance.now() - lastProgress > 5000) {
@@ -229,17 +240,19 @@ async function main(): Promise<void> {
     `  steps compared:       ${t.steps} (instantiations and calls)`,
     `  calls compared:       ${t.calls} (returned ${t.ok}, trapped ${t.trap}, host exception ${t.hostException})`,
     `  host calls compared:  ${t.hostCalls}`,
+    `  values compared:      ${t.nans} float NaNs (${o.nanBits ? 'bit for bit' : 'any NaN matching any NaN'}), ${t.v128s} v128s `
+      + '(results, host-call arguments, exported globals after each step)',
     `  modules ended early:  ${[...ended].map(([k, v]) => `${v} × ${k}`).join(', ') || 'none'}`,
-    `  NaN-derived differences (gone under --denan, not divergences): ${nanDerived.length}${nanDerived.length ? ` (seeds ${nanDerived.slice(0, 20).join(', ')}${nanDerived.length > 20 ? ', ...' : ''})` : ''}`,
+    ...o.nanBits ? [] : [`  NaN-derived differences (gone under --denan, not divergences): ${nanDerived.length}${nanDerived.length ? ` (seeds ${nanDerived.slice(0, 20).join(', ')}${nanDerived.length > 20 ? ', ...' : ''})` : ''}`],
   ];
   if (o.nanBits) {
-    lines.push(`  NaN payload differences: ${nanPayload.length} module(s)`);
+    lines.push(`  NaN bit differences:  ${nanPayload.length} module(s) (compared exactly, failures)`);
     for (const n of nanPayload.slice(0, 20)) lines.push(`    seed ${n.seed} (${n.file}.wasm)\n  ${showDivergence(n.first)}`);
   }
   lines.push(`  divergences:          ${divergent.length} module(s)`);
   for (const d of divergent) lines.push(`    seed ${d.seed} (${d.file}.wasm)\n  ${showDivergence(d.first)}`);
   process.stdout.write(`${lines.join('\n')}\n`);
-  process.exitCode = divergent.length > 0 ? 1 : 0;
+  process.exitCode = divergent.length > 0 || nanPayload.length > 0 ? 1 : 0;
 }
 
 await main();
