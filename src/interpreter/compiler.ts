@@ -616,14 +616,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
         return;
       }
       case 0x11: { // call_indirect
-        const typeIndex = r.u32();
-        const table = r.u32();
-        if (typeIndex >= this.ctx.ir.types.length) this.invalid(`unknown type ${typeIndex}`);
-        if (table >= this.ctx.tables.length) this.invalid(`unknown table ${table}`);
-        if (this.ctx.tables[table]!.elemType !== FUNCREF) this.invalid('type mismatch: call_indirect on a table of externref');
-        const at = this.tableAddress(table);
-        const indexSlot = this.pop(at);
-        this.narrowOperands(Narrow.TableCheck, [[indexSlot, at]]);
+        const { typeIndex, table, indexSlot } = this.indirectCallee('call_indirect');
         this.call(this.ctx.ir.types[typeIndex]!, Op.CallIndirect, typeIndex, table, indexSlot);
         return;
       }
@@ -634,14 +627,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
         return;
       }
       case 0x13: { // return_call_indirect
-        const typeIndex = r.u32();
-        const table = r.u32();
-        if (typeIndex >= this.ctx.ir.types.length) this.invalid(`unknown type ${typeIndex}`);
-        if (table >= this.ctx.tables.length) this.invalid(`unknown table ${table}`);
-        if (this.ctx.tables[table]!.elemType !== FUNCREF) this.invalid('type mismatch: return_call_indirect on a table of externref');
-        const at = this.tableAddress(table);
-        const indexSlot = this.pop(at);
-        this.narrowOperands(Narrow.TableCheck, [[indexSlot, at]]);
+        const { typeIndex, table, indexSlot } = this.indirectCallee('return_call_indirect');
         this.tailCall(this.ctx.ir.types[typeIndex]!, 1, typeIndex, table, indexSlot);
         return;
       }
@@ -1021,6 +1007,24 @@ class FunctionTranslator extends VectorTranslator<Control> {
       }
     }
     this.pushTypes(type.results);
+  }
+
+  /**
+   * The immediates and the table index operand of call_indirect or return_call_indirect
+   * (`instr`): the type, the table (of funcref), and the slot of the index, narrowed for a
+   * table64.
+   */
+  private indirectCallee(instr: string): { typeIndex: number; table: number; indexSlot: number } {
+    const r = this.r;
+    const typeIndex = r.u32();
+    const table = r.u32();
+    if (typeIndex >= this.ctx.ir.types.length) this.invalid(`unknown type ${typeIndex}`);
+    if (table >= this.ctx.tables.length) this.invalid(`unknown table ${table}`);
+    if (this.ctx.tables[table]!.elemType !== FUNCREF) this.invalid(`type mismatch: ${instr} on a table of externref`);
+    const at = this.tableAddress(table);
+    const indexSlot = this.pop(at);
+    this.narrowOperands(Narrow.TableCheck, [[indexSlot, at]]);
+    return { typeIndex, table, indexSlot };
   }
 
   /**
