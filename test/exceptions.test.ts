@@ -10,6 +10,7 @@ import {
   compileModule, Engine, Feature, instantiate, invokeSync, Store, TrapKind, WASM2_FEATURES, WasmValue,
 } from '../src/interpreter/index.js';
 import { UncaughtException } from '../src/interpreter/errors.js';
+import { MAX_EXCEPTION_REFS } from '../src/interpreter/store.js';
 import { FuncRef } from '../src/interpreter/values.js';
 import { Sandbox, SandboxError, Value } from '../src/index.js';
 
@@ -128,6 +129,35 @@ describe('legacy exception handling (try, catch, catch_all, rethrow, delegate)',
     expect(call('tryCatch', 5).map(String)).toEqual(['i32:6']);
     expect(call('rethrow', 5).map(String)).toEqual(['i32:50']);
     expect(call('delegate', 5).map(String)).toEqual(['i32:105']);
+  });
+});
+
+describe('the host memory an exception storm can take', () => {
+  const STORM = `(module (tag $e (param i64 i64 i64 i64)) (global $g (mut exnref) (ref.null exn))
+    (func (export "storm") (param i32)
+      (loop $l
+        (block $h (result exnref)
+          (try_table (catch_all_ref $h) (throw $e (i64.const 1) (i64.const 2) (i64.const 3) (i64.const 4)))
+          (unreachable))
+        (global.set $g)
+        (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))))`;
+
+  it('is bounded: each exception caught by reference is registered, at most maxExceptionRefs per store', async () => {
+    const bytes = await assemble(STORM, false);
+    const run = (n: number, maxExceptionRefs?: number): string => {
+      const store = new Store(new Engine(), maxExceptionRefs === undefined ? {} : { maxExceptionRefs });
+      const inst = instantiate(store, compileModule(bytes), () => undefined);
+      try {
+        invokeSync(store, inst.exports.get('storm') as FuncRef, [WasmValue.i32(n)]);
+        return 'done';
+      } catch (e) {
+        return String(e);
+      }
+    };
+    expect(run(MAX_EXCEPTION_REFS)).toBe('done');
+    expect(run(MAX_EXCEPTION_REFS + 1)).toBe('Trap: wasm trap: too many exception references');
+    expect(run(100, 99)).toBe('Trap: wasm trap: too many exception references');
+    expect(run(99, 99)).toBe('done');
   });
 });
 

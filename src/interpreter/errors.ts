@@ -119,7 +119,7 @@ export const TrapKind = {
   AtomicWaitNonSharedMemory: 'atomic wait on non-shared memory',
   /** A WebAssembly exception that no handler caught (exception handling): see UncaughtException. */
   UncaughtException: 'uncaught exception',
-  /** More exceptions caught by reference in one store than its limit (store.ts, MAX_EXCEPTION_REFS). */
+  /** More exceptions caught by reference in one store than its limit (store.ts, maxExceptionRefs). */
   ExceptionRefsExhausted: 'too many exception references',
 } as const;
 
