@@ -1010,6 +1010,20 @@ class FunctionTranslator extends VectorTranslator<Control> {
   }
 
   /**
+   * The operands of memory.copy or table.copy — destination, source, length — whose types are
+   * the destination's and the source's address types, and for the length i64 only when both
+   * are (memory64); each i64 narrowed with `mode`. Returns their slots.
+   */
+  private copyOperands(dt: ValType, st: ValType, mode: number): [number, number, number] {
+    const nt = dt === I64 && st === I64 ? I64 : I32;
+    const n = this.pop(nt);
+    const s = this.pop(st);
+    const d = this.pop(dt);
+    this.narrowOperands(mode, [[d, dt], [s, st], [n, nt]]);
+    return [d, s, n];
+  }
+
+  /**
    * The immediates and the table index operand of call_indirect or return_call_indirect
    * (`instr`): the type, the table (of funcref), and the slot of the index, narrowed for a
    * table64.
@@ -1172,13 +1186,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
       case 10: { // memory.copy
         const dstMem = this.memoryIndex('memory.copy');
         const srcMem = this.memoryIndex('memory.copy');
-        const dt = this.memoryAddress(dstMem);
-        const st = this.memoryAddress(srcMem);
-        const nt = dt === I64 && st === I64 ? I64 : I32;
-        const n = this.pop(nt);
-        const s = this.pop(st);
-        const d = this.pop(dt);
-        this.narrowOperands(Narrow.MemoryCheck, [[d, dt], [s, st], [n, nt]]);
+        const [d, s, n] = this.copyOperands(this.memoryAddress(dstMem), this.memoryAddress(srcMem), Narrow.MemoryCheck);
         if (this.live) {
           this.emit4(Op.MemoryCopy, d * 2, s * 2, n * 2, dstMem);
           this.out.push(srcMem);
@@ -1223,13 +1231,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
         const dst = this.tableIndex();
         const src = this.tableIndex();
         if (this.ctx.tables[dst]!.elemType !== this.ctx.tables[src]!.elemType) this.invalid('type mismatch: table.copy between tables of different types');
-        const dt = this.tableAddress(dst);
-        const st = this.tableAddress(src);
-        const nt = dt === I64 && st === I64 ? I64 : I32;
-        const n = this.pop(nt);
-        const s = this.pop(st);
-        const d = this.pop(dt);
-        this.narrowOperands(Narrow.TableCheck, [[d, dt], [s, st], [n, nt]]);
+        const [d, s, n] = this.copyOperands(this.tableAddress(dst), this.tableAddress(src), Narrow.TableCheck);
         if (this.live) {
           this.out.push4(Op.TableCopy, dst, src, d * 2);
           this.out.push2(s * 2, n * 2);
