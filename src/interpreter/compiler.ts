@@ -1147,8 +1147,10 @@ class FunctionTranslator extends VectorTranslator<Control> {
     if (binary) this.emitProducer(op, d, 2, a * 2, b * 2);
     else if (isReinterpret(op)) this.emitProducer(Op.Copy, d, 1, a * 2);
     else this.emitProducer(op, d, 1, a * 2);
-    const nan = SCALAR_NAN_RESULTS.get(op);
-    if (nan !== undefined) this.canonicalize(nan, d);
+    if (this.ctx.canonicalNaNs) {
+      const nan = SCALAR_NAN_RESULTS.get(op);
+      if (nan !== undefined) this.canonicalize(nan, d);
+    }
   }
 
   /** A 0xFC instruction: saturating truncations typed by their rows, the rest by sub-opcode. */
