@@ -82,3 +82,13 @@ describe('fuel of the new instructions: 1 each, as wasmtime', () => {
       (v128.any_true (local.get 0))))`)).toBe(1 + 6);
   });
 });
+
+describe('the text path', () => {
+  it("parses every feature, and the sandbox's feature set decides", async () => {
+    const src = '(module (tag $e (param i32)) (func (export "f") (result i32) (block $h (result i32) (try_table (catch $e $h) (throw $e (i32.const 7))) (i32.const 0))))';
+    expect(String((await Sandbox.denyAll().run(src, 'f')).values)).toBe('I32(7)');
+    await expect(new Sandbox(HostAbi.denyAll(), { features: 'wasmtime' }).run(src, 'f')).rejects.toThrow(/exception handling is not supported/);
+    await expect(Sandbox.denyAll().run('(module (func (export "f") (result exnref) (ref.null exn)))', 'f'))
+      .rejects.toThrow('unsupported return type exnref');
+  });
+});

@@ -168,7 +168,8 @@ export class Sandbox {
 
   /**
    * Decodes and validates a module once: `.wasm` bytes, `.wat` bytes or `.wat` text (the
-   * text through wabt, with the WebAssembly 2.0 features). Rejects with `SandboxError` kind
+   * text through wabt, which parses the syntax of every feature the engine runs; the engine
+   * then accepts what `features` allows). Rejects with `SandboxError` kind
    * `InvalidModule` (or `Host` for an internal fault). A binary module compiles in steps, with
    * the event loop given its turn between them.
    */

@@ -1,6 +1,6 @@
 /**
- * WebAssembly text → binary, through the `wabt` package with the WebAssembly 2.0 features
- * enabled. wabt is loaded lazily, on the first text module, so that running a `.wasm` never
+ * WebAssembly text → binary, through the `wabt` package with the syntax of every feature the
+ * engine runs enabled (WAT_FEATURES). wabt is loaded lazily, on the first text module, so that running a `.wasm` never
  * pays for it (the CLI's cold start depends on this).
  *
  * wabt is a C++ program compiled by Emscripten. Its parser recurses once per nesting level,
@@ -20,7 +20,11 @@
  */
 import { SandboxError } from './errors.js';
 
-/** The features of WebAssembly 2.0 (wabt's names). */
+/**
+ * What the text parser accepts (wabt's names): WebAssembly 2.0 and every proposal the engine
+ * runs. wabt only parses here; the engine validates the binary and refuses what the sandbox's
+ * feature set leaves out, by name (docs/features.md).
+ */
 export const WAT_FEATURES = Object.freeze({
   mutable_globals: true,
   sat_float_to_int: true,
@@ -29,6 +33,13 @@ export const WAT_FEATURES = Object.freeze({
   bulk_memory: true,
   reference_types: true,
   simd: true,
+  relaxed_simd: true,
+  tail_call: true,
+  multi_memory: true,
+  extended_const: true,
+  memory64: true,
+  threads: true,
+  exceptions: true,
 });
 
 /**
