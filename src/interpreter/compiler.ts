@@ -29,13 +29,13 @@ import { ByteReader } from './reader.js';
 import {
   EXNREF, EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
   type FuncType, type GlobalType, type MemoryType, type ModuleIR, type TableType, type ValType, addressType,
-  isRefType, valTypeName,
+  isRefType, rowWords, valTypeName,
 } from './types.js';
 import {
   type BodyCounts, countInBodyInSteps, findMalformedBodyInSteps, prefixedOpcode, proposalHeapType, proposalType, unknownOpcode,
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
-import { slotWidth, UNKNOWN } from './operand-stack.js';
+import { UNKNOWN } from './operand-stack.js';
 import { VectorTranslator } from './vector-translation.js';
 import { SimdMove } from './simd-dispatch.js';
 import type { FeatureSet } from './features.js';
@@ -991,12 +991,20 @@ class FunctionTranslator extends VectorTranslator<Control> {
     this.setUnreachable();
   }
 
+  /**
+   * Takes the operands of a call, tail call or throw off the stack, after materialising them
+   * into their own slots, where they then lie in a row (laid out by type, as the callee's
+   * parameters or the payload): returns the row's first word.
+   */
+  private argumentRow(params: readonly ValType[]): number {
+    this.checkLabelOperands(params);
+    if (this.live) this.materializeTop(params.length);
+    this.truncate(Math.max(this.sp - params.length, this.top.height));
+    return this.slotOf(this.sp) * 2;
+  }
+
   private call(type: FuncType, op: number, index: number, table: number, indexSlot: number): void {
-    const n = type.params.length;
-    this.checkLabelOperands(type.params);
-    if (this.live) this.materializeTop(n);
-    this.truncate(Math.max(this.sp - n, this.top.height));
-    const argBase = this.slotOf(this.sp) * 2;
+    const argBase = this.argumentRow(type.params);
     if (this.live) {
       const fuel = this.takeFuel();
       if (op === Op.CallIndirect) {
@@ -1050,17 +1058,11 @@ class FunctionTranslator extends VectorTranslator<Control> {
     if (type.results.length !== results.length || type.results.some((t, i) => t !== results[i])) {
       this.invalid('type mismatch: the callee of a tail call must return what the caller returns');
     }
-    const n = type.params.length;
-    this.checkLabelOperands(type.params);
-    if (this.live) this.materializeTop(n);
-    this.truncate(Math.max(this.sp - n, this.top.height));
-    const argBase = this.slotOf(this.sp) * 2;
+    const argBase = this.argumentRow(type.params);
     if (this.live) {
       this.out.push4(Op.TailCall, kind, index, table);
       this.out.push3(argBase, indexSlot * 2, this.takeFuel());
-      let words = 0;
-      for (const t of results) words += slotWidth(t) * 2;
-      this.emit3(Op.Return, argBase, words, 0);
+      this.emit3(Op.Return, argBase, rowWords(results), 0);
     }
     this.setUnreachable();
   }
@@ -1322,11 +1324,8 @@ class FunctionTranslator extends VectorTranslator<Control> {
       }
       case 0x08: { // throw
         const tag = this.tagIndex();
-        const params = this.ctx.tags[tag]!.params;
-        this.checkLabelOperands(params);
-        if (this.live) this.materializeTop(params.length);
-        this.truncate(Math.max(this.sp - params.length, this.top.height));
-        if (this.live) this.emit3(Op.Throw, tag, this.slotOf(this.sp) * 2, this.takeFuel());
+        const argBase = this.argumentRow(this.ctx.tags[tag]!.params);
+        if (this.live) this.emit3(Op.Throw, tag, argBase, this.takeFuel());
         this.setUnreachable();
         return;
       }
@@ -1412,8 +1411,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
    */
   private catchPad(target: Control, types: readonly ValType[]): number {
     const pad = this.out.length;
-    let slots = 0;
-    for (const t of types) slots += slotWidth(t);
+    const slots = rowWords(types) / 2;
     const from = this.offs[target.height]!;
     if (from + slots > this.maxTemp) this.maxTemp = from + slots;
     if (target.kind === Kind.Function) {

@@ -17,7 +17,7 @@ import { runLoop } from './interpreter.js';
 import { WorkMeter } from './pieces.js';
 import { returnStack, takeStack } from './stack-pool.js';
 import { ExceptionInst, type FuncInst, NULL_REF, type Store, type TagInst } from './store.js';
-import { isRefType, V128, type ValType, valTypeName, valueWords } from './types.js';
+import { isRefType, rowWords, V128, type ValType, valTypeName, valueWords } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 
 export type Status = 'done' | 'paused' | 'pending';
@@ -443,13 +443,6 @@ function innermostHandler(handlers: Int32Array, at: number): number {
 function describeTag(inst: Instance, tag: TagInst): string {
   for (const [name, value] of inst.exports) if (value === tag) return `tag "${name}"`;
   return `a tag of type (${tag.type.params.map(valTypeName).join(', ')})`;
-}
-
-/** The words a row of values of `types` takes. */
-function rowWords(types: readonly ValType[]): number {
-  let words = 0;
-  for (const t of types) words += valueWords(t);
-  return words;
 }
 
 /** Prepares an execution of `func` with `args`; nothing runs until resume(). */

@@ -12,12 +12,12 @@ import { Op } from './opcodes.js';
 import type { ByteReader } from './reader.js';
 import type { CodeBuffer } from './code-buffer.js';
 import { SimdMove } from './simd-dispatch.js';
-import { F64, type FuncType, I64, V128, type ValType, valTypeName } from './types.js';
+import { F64, type FuncType, I64, V128, type ValType, valTypeName, valueWords } from './types.js';
 import type { BodyCounts } from './body-syntax.js';
 
 /** Slots (of 64 bits) a value of type `t` takes in a frame. */
 export function slotWidth(t: number): number {
-  return t === V128 ? 2 : 1;
+  return valueWords(t) / 2;
 }
 
 /** Stack entry type used for the polymorphic bottom of unreachable code. */

@@ -32,11 +32,11 @@ export function valueWords(t: ValType): number {
   return t === V128 ? 4 : 2;
 }
 
-/** Word offset of each value of a row laid out by valueWords, and the row's total at the end. */
-export function rowOffsets(types: readonly ValType[]): number[] {
-  const offsets = [0];
-  for (const t of types) offsets.push(offsets[offsets.length - 1]! + valueWords(t));
-  return offsets;
+/** The words a row of values of `types` takes, laid out by valueWords. */
+export function rowWords(types: readonly ValType[]): number {
+  let words = 0;
+  for (const t of types) words += valueWords(t);
+  return words;
 }
 
 export function valTypeName(t: ValType): string {
