@@ -13,7 +13,7 @@ import {
 import { Trap, TrapKind, UncaughtException } from './errors.js';
 import { Op } from './opcodes.js';
 import type { Instance } from './instance.js';
-import { runLoop } from './interpreter.js';
+import { indirectCallee, runLoop } from './interpreter.js';
 import { WorkMeter } from './pieces.js';
 import { returnStack, takeStack } from './stack-pool.js';
 import { ExceptionInst, type FuncInst, NULL_REF, type Store, type TagInst } from './store.js';
@@ -272,17 +272,9 @@ export class Execution {
   tailCall(code: Int32Array, pc: number): TailCallOutcome {
     const inst = this.inst!;
     const store = this.store;
-    let fid: number;
-    if (code[pc + 1] === 0) {
-      fid = inst.funcIds[code[pc + 2]!]!;
-    } else {
-      const table = inst.tables[code[pc + 3]!]!;
-      const i = this.s32[this.base + code[pc + 5]!]! >>> 0;
-      if (i >= table.size) throw new Trap(TrapKind.TableOutOfBounds);
-      fid = table.elements[i]!;
-      if (fid === NULL_REF) throw new Trap(TrapKind.UninitializedElement);
-      if (store.funcs[fid]!.sig !== inst.sigIds[code[pc + 2]!]) throw new Trap(TrapKind.IndirectCallTypeMismatch);
-    }
+    const fid = code[pc + 1] === 0
+      ? inst.funcIds[code[pc + 2]!]!
+      : indirectCallee(inst, code[pc + 2]!, code[pc + 3]!, this.s32[this.base + code[pc + 5]!]! >>> 0);
     const callee = store.funcs[fid]!;
     const callBase = this.base + code[pc + 4]!;
     if (callee.instance === null) {

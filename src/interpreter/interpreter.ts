@@ -31,6 +31,20 @@ function memoryTrap(): Trap {
   return new Trap(TrapKind.MemoryOutOfBounds);
 }
 
+/**
+ * The function that call_indirect (or return_call_indirect) of type `typeIndex` reaches
+ * through element `i` of table `tableIndex` of `inst`, as a store function id; traps as the
+ * specification says when there is none or its type differs.
+ */
+export function indirectCallee(inst: Instance, typeIndex: number, tableIndex: number, i: number): number {
+  const table = inst.tables[tableIndex]!;
+  if (i >= table.size) throw new Trap(TrapKind.TableOutOfBounds);
+  const fid = table.elements[i]!;
+  if (fid === 0) throw new Trap(TrapKind.UninitializedElement); // NULL_REF
+  if (inst.store.funcs[fid]!.sig !== inst.sigIds[typeIndex]) throw new Trap(TrapKind.IndirectCallTypeMismatch);
+  return fid;
+}
+
 /** `Canonicalize kind d` (opcodes.ts): a NaN at word `d` made the canonical NaN of its width or lanes. */
 function canonicalizeNaN(kind: number, s32: Int32Array, f32: Float32Array, f64: Float64Array, d: number): void {
   if (kind === 32) {
@@ -209,12 +223,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
             returnPc = pc + 4;
           } else {
             left -= code[pc + 5]!;
-            const table = inst.tables[code[pc + 2]!]!;
-            const i = s32[base + code[pc + 4]!]! >>> 0;
-            if (i >= table.size) throw new Trap(TrapKind.TableOutOfBounds);
-            fid = table.elements[i]!;
-            if (fid === 0) throw new Trap(TrapKind.UninitializedElement); // NULL_REF
-            if (store.funcs[fid]!.sig !== inst.sigIds[code[pc + 1]!]) throw new Trap(TrapKind.IndirectCallTypeMismatch);
+            fid = indirectCallee(inst, code[pc + 1]!, code[pc + 2]!, s32[base + code[pc + 4]!]! >>> 0);
             callBase = base + code[pc + 3]!;
             returnPc = pc + 6;
           }
