@@ -112,6 +112,13 @@ describe('exception handling (try_table, throw, throw_ref)', () => {
     expect(() => call('nullRef')).toThrow(/null reference/);
   });
 
+  it('takes from the host only exnrefs that refer to exceptions', async () => {
+    const store = new Store(new Engine());
+    const inst = instantiate(store, compileModule(await assemble('(module (func (export "f") (param exnref) (throw_ref (local.get 0))))')), () => undefined);
+    expect(() => invokeSync(store, inst.exports.get('f') as FuncRef, [WasmValue.exnref({})])).toThrow('an exnref must refer to an exception');
+    expect(() => invokeSync(store, inst.exports.get('f') as FuncRef, [WasmValue.exnref(null)])).toThrow(/null reference/);
+  });
+
   it('is refused by name when the features leave it out', async () => {
     let err: unknown;
     try {

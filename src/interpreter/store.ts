@@ -180,6 +180,10 @@ export class Store {
       if (!(v.ref instanceof FuncRef) || v.ref.id === NULL_REF || this.funcs[v.ref.id] === undefined) throw new TypeError('funcref from another store');
       return v.ref.id;
     }
+    if (v.type === EXNREF) {
+      if (!(v.ref instanceof ExceptionInst)) throw new TypeError('an exnref must refer to an exception');
+      return this.exceptionId(v.ref);
+    }
     let id = this.externIds.get(v.ref);
     if (id === undefined) {
       id = this.externs.length;
