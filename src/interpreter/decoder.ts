@@ -20,6 +20,7 @@ import { ALL_FEATURES, type FeatureSet } from './features.js';
 import { DecodeError, Feature, formatOpcode, refuseDecode, refuseValidation, ValidationError } from './errors.js';
 import { proposalHeapType, proposalType, skipInstructions } from './body-syntax.js';
 import { ByteReader } from './reader.js';
+import { EXTENDED_CONST_OPS, SINGLE_BYTE } from './instruction-set.js';
 import {
   EXNREF,
   EXTERNREF,
@@ -91,9 +92,6 @@ const GC_TYPE_FORMS: ReadonlyMap<number, string> = new Map([
  * Constant instructions of extended constant expressions, by opcode: read into the
  * ConstExpr when the compile accepts Feature.ExtendedConst, refused otherwise.
  */
-const EXTENDED_CONST: ReadonlyMap<number, string> = new Map([
-  [0x6a, 'i32.add'], [0x6b, 'i32.sub'], [0x6c, 'i32.mul'], [0x7c, 'i64.add'], [0x7d, 'i64.sub'], [0x7e, 'i64.mul'],
-]);
 
 function mkInstr(op: number, a: number, b: number): ConstInstr {
   return { op, a, b, c: 0, d: 0 };
@@ -361,14 +359,13 @@ class Decoder extends ByteReader {
           return out;
         }
         default: {
-          const extended = EXTENDED_CONST.get(op);
-          if (extended !== undefined) {
+          if (EXTENDED_CONST_OPS.has(op)) {
             // Extended constant expressions: an operator without immediates, typed by the validator.
             if (this.features.has(Feature.ExtendedConst)) {
               out.push(mkInstr(op, 0, 0));
               break;
             }
-            const detail = `${extended}, opcode ${formatOpcode(op)}, in a constant expression`;
+            const detail = `${SINGLE_BYTE[op]!.name}, opcode ${formatOpcode(op)}, in a constant expression`;
             this.defer(refuseValidation(Feature.ExtendedConst, detail, at, 'constant expression required'));
           }
           this.pos = at;

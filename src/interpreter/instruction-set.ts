@@ -311,6 +311,12 @@ for (const info of ATOMIC_OPS) {
 /** Every instruction, single-byte ones first, then 0xFC, 0xFD and 0xFE, each in code order but for a few single bytes. */
 export const INSTRUCTIONS: readonly InstructionRow[] = rows;
 
+/**
+ * The operators extended constant expressions allow in a constant expression (i32/i64 add,
+ * sub, mul), by opcode; their names and types are their rows'.
+ */
+export const EXTENDED_CONST_OPS: ReadonlySet<number> = new Set([0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e]);
+
 /** The single-byte opcodes' rows, by opcode (undefined: not an instruction here). */
 export const SINGLE_BYTE: readonly (InstructionRow | undefined)[] = single;
 

@@ -4,6 +4,7 @@
  */
 import { ALL_FEATURES, type FeatureSet } from './features.js';
 import { Feature, refuseValidation, ValidationError } from './errors.js';
+import { EXTENDED_CONST_OPS, SINGLE_BYTE } from './instruction-set.js';
 import {
   F32,
   F64,
@@ -39,14 +40,6 @@ interface ConstContext {
   readonly readableGlobals: GlobalType[];
 }
 
-/**
- * The operand (and result) type of each binary operator that extended constant expressions
- * allow; the decoder reads them into a ConstExpr only when the compile accepts the feature.
- */
-const EXTENDED_CONST_TYPES: ReadonlyMap<number, ValType> = new Map([
-  [0x6a, I32], [0x6b, I32], [0x6c, I32], // i32.add, i32.sub, i32.mul
-  [0x7c, I64], [0x7d, I64], [0x7e, I64], // i64.add, i64.sub, i64.mul
-]);
 
 /** The constant instructions of WebAssembly 2.0 other than `global.get` (0x23). */
 const CONSTANT_OPS: ReadonlySet<number> = new Set([0x41, 0x42, 0x43, 0x44, V128_CONST_OP, 0xd0, 0xd2]);
@@ -63,7 +56,7 @@ function checkConstExpr(ctx: ConstContext, expr: ConstExpr, t: ValType): void {
       const g = ctx.readableGlobals[ins.a];
       if (g === undefined) fail(`unknown global ${ins.a >>> 0}`);
       if (g.mutable) fail('constant expression required');
-    } else if (!CONSTANT_OPS.has(ins.op) && !EXTENDED_CONST_TYPES.has(ins.op)) {
+    } else if (!CONSTANT_OPS.has(ins.op) && !EXTENDED_CONST_OPS.has(ins.op)) {
       fail('constant expression required');
     }
   }
@@ -96,7 +89,9 @@ function checkConstExpr(ctx: ConstContext, expr: ConstExpr, t: ValType): void {
         stack.push(ctx.readableGlobals[ins.a]!.valType);
         break;
       default: {
-        const operand = EXTENDED_CONST_TYPES.get(ins.op)!;
+        // An extended constant operator (the decoder reads one only when the compile accepts
+        // the feature), typed by its row: two operands and a result of one type.
+        const operand = SINGLE_BYTE[ins.op]!.params![0]!;
         // Both operands are popped (the second first) and the result pushed in place of the first.
         if (stack.pop() !== operand || stack[stack.length - 1] !== operand) fail('type mismatch');
       }
