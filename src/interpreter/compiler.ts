@@ -41,17 +41,6 @@ import { SimdMove } from './simd-dispatch.js';
 import type { FeatureSet } from './features.js';
 import type { Steps } from './steps.js';
 
-/**
- * The scalar instructions whose float result may be a NaN they made (Cranelift's list for its
- * NaN canonicalisation: arithmetic, rounding, sqrt, min/max, demote, promote), by opcode: the
- * width of the result. Bit operations (abs, neg, copysign) and conversions from integers
- * are not among them.
- */
-const SCALAR_NAN_RESULTS: ReadonlyMap<number, 32 | 64> = new Map<number, 32 | 64>([
-  ...[0x8d, 0x8e, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0xb6].map((op) => [op, 32] as const),
-  ...[0x9b, 0x9c, 0x9d, 0x9e, 0x9f, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xbb].map((op) => [op, 64] as const),
-]);
-
 export { CANONICALIZE_SIMD } from './vector-translation.js';
 
 /** WebAssembly's i64.extend_i32_s and _u, which turn a 32-bit size into memory64's i64. */
@@ -1149,10 +1138,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
     if (binary) this.emitProducer(op, d, 2, a * 2, b * 2);
     else if (isReinterpret(op)) this.emitProducer(Op.Copy, d, 1, a * 2);
     else this.emitProducer(op, d, 1, a * 2);
-    if (this.ctx.canonicalNaNs) {
-      const nan = SCALAR_NAN_RESULTS.get(op);
-      if (nan !== undefined) this.canonicalize(nan, d);
-    }
+    if (row.nanResults !== 0) this.canonicalize(row.nanResults, d);
   }
 
   /** A 0xFC instruction: saturating truncations typed by their rows, the rest by sub-opcode. */

@@ -109,6 +109,14 @@ export interface InstructionRow {
   readonly feature: Feature | null;
   /** Memory accesses: the bytes accessed (natural alignment is their log2); 0 otherwise. */
   readonly accessBytes: number;
+  /**
+   * 32 or 64 when the instruction's float results (scalar, or SIMD lanes) may be a NaN that
+   * its arithmetic made — Cranelift's list for NaN canonicalisation: arithmetic, rounding,
+   * sqrt, min/max, demote, promote, fused multiply-add — which the canonical-NaN mode rewrites;
+   * 0 for everything else (bit operations such as abs, neg, copysign; loads; conversions from
+   * integers).
+   */
+  readonly nanResults: 0 | 32 | 64;
   /** The row's index in INSTRUCTIONS (for per-row arrays, such as which rows a compile accepts). */
   readonly id: number;
   /** 0xFD rows: the SIMD table's row. */
@@ -131,6 +139,7 @@ interface RowSpec {
   readonly fuel?: 0 | 1;
   readonly feature?: Feature | null;
   readonly accessBytes?: number;
+  readonly nanResults?: 0 | 32 | 64;
   readonly simd?: SimdOpInfo;
   readonly atomic?: AtomicOpInfo;
 }
@@ -144,6 +153,7 @@ function add(prefix: Prefix, code: number, name: string, spec: RowSpec): void {
     fuel: spec.fuel ?? 1,
     feature: spec.feature ?? null,
     accessBytes: spec.accessBytes ?? 0,
+    nanResults: spec.nanResults ?? 0,
     id: rows.length,
     simd: spec.simd ?? null,
     atomic: spec.atomic ?? null,
@@ -218,10 +228,19 @@ add(0, 0x43, 'f32.const', { imm: Imm.F32, results: [F32] });
 add(0, 0x44, 'f64.const', { imm: Imm.F64, results: [F64] });
 
 // ---- numeric 0x45-0xc4 ----------------------------------------------------------------------
+/** The float operations whose result may be a NaN they made (InstructionRow.nanResults). */
+const NAN_MAKING: ReadonlySet<string> = new Set([
+  'ceil', 'floor', 'trunc', 'nearest', 'sqrt', 'add', 'sub', 'mul', 'div', 'min', 'max', 'demote_f64', 'promote_f32',
+]);
+
 /** Adds one numeric row per name from `code` on: `arity` operands of type `operand`, one `result`. */
 function numeric(code: number, names: readonly string[], arity: 1 | 2, operand: ValType, result: ValType): void {
   const params = arity === 1 ? [operand] : [operand, operand];
-  names.forEach((name, i) => add(0, code + i, name, { params, results: [result] }));
+  const width = result === F32 ? 32 : result === F64 ? 64 : 0;
+  names.forEach((name, i) => {
+    const nanResults = NAN_MAKING.has(name.slice(name.indexOf('.') + 1)) ? width : 0;
+    add(0, code + i, name, { params, results: [result], nanResults });
+  });
 }
 const ICMP = ['eq', 'ne', 'lt_s', 'lt_u', 'gt_s', 'gt_u', 'le_s', 'le_u', 'ge_s', 'ge_u'];
 const FCMP = ['eq', 'ne', 'lt', 'gt', 'le', 'ge'];
@@ -293,6 +312,7 @@ for (const info of SIMD_OPS) {
     params: info.params, results: info.results,
     feature: info.relaxed ? Feature.RelaxedSimd : Feature.Simd,
     accessBytes: info.accessBytes,
+    nanResults: info.nanLanes,
     simd: info,
   });
 }

@@ -114,7 +114,7 @@ export abstract class VectorTranslator<C extends StackControl> extends MemoryOpe
       }
       this.emitSimd(sub, d, words);
     });
-    if (info.nanLanes !== 0) this.canonicalize(CANONICALIZE_SIMD + sub, d);
+    if (row.nanResults !== 0) this.canonicalize(CANONICALIZE_SIMD + sub, d);
   }
 
   /** A lane index byte, checked against the shape's lane count. */
