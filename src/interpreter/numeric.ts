@@ -641,8 +641,9 @@ export const f32Nearest: (x: number) => number = f64Nearest;
 export const F32_DEFAULT_NAN = 0xffc00000 | 0;
 /** High word of x86's default NaN for f64 (the low word is 0). */
 export const F64_DEFAULT_NAN_HI = 0xfff80000 | 0;
-const F32_QUIET = 0x00400000;
-const F64_QUIET_HI = 0x00080000;
+/** The quiet bit of an f32 NaN, and of an f64 NaN's high word. */
+export const F32_QUIET = 0x00400000;
+export const F64_QUIET_HI = 0x00080000;
 
 /** Whether the f32 with these bits is a NaN. */
 export function isNaN32(bits: number): boolean {
@@ -655,11 +656,14 @@ export function isNaN64(lo: number, hi: number): boolean {
   return h > 0x7ff00000 || (h === 0x7ff00000 && lo !== 0);
 }
 
-/** f32 add, sub, mul, div with a NaN result: the first NaN operand quieted, else the default NaN. */
+/** The bits of an f32 add, sub, mul, div NaN result on operand bits x, y: the first NaN operand quieted, else the default NaN. */
+export function f32NaNBits2(x: number, y: number): number {
+  return isNaN32(x) ? x | F32_QUIET : isNaN32(y) ? y | F32_QUIET : F32_DEFAULT_NAN;
+}
+
+/** f32NaNBits2 on the slots a and b, into d. */
 export function f32NaN2(s: Int32Array, d: number, a: number, b: number): void {
-  const x = s[a]!;
-  const y = s[b]!;
-  s[d] = isNaN32(x) ? x | F32_QUIET : isNaN32(y) ? y | F32_QUIET : F32_DEFAULT_NAN;
+  s[d] = f32NaNBits2(s[a]!, s[b]!);
 }
 
 /** f32 min, max with a NaN result (some operand is a NaN): the second NaN operand quieted, else the first. */
@@ -669,10 +673,14 @@ export function f32NaNMinMax(s: Int32Array, d: number, a: number, b: number): vo
   s[d] = (isNaN32(y) ? y : x) | F32_QUIET;
 }
 
-/** f32 sqrt, ceil, floor, trunc, nearest with a NaN result: the operand quieted, else the default NaN. */
+/** The bits of an f32 sqrt, ceil, floor, trunc, nearest NaN result on operand bits x: the operand quieted, else the default NaN. */
+export function f32NaNBits1(x: number): number {
+  return isNaN32(x) ? x | F32_QUIET : F32_DEFAULT_NAN;
+}
+
+/** f32NaNBits1 on slot a, into d. */
 export function f32NaN1(s: Int32Array, d: number, a: number): void {
-  const x = s[a]!;
-  s[d] = isNaN32(x) ? x | F32_QUIET : F32_DEFAULT_NAN;
+  s[d] = f32NaNBits1(s[a]!);
 }
 
 /** f64 add, sub, mul, div with a NaN result: the first NaN operand quieted, else the default NaN. */

@@ -13,34 +13,23 @@
  */
 import { fma32, fma64 } from './simd-fma.js';
 import { R32, X32, XD, XF, Y32, YD, YF, Z32, ZD, ZF, load2, load3, store } from './simd-lanes.js';
+import {
+  F32_DEFAULT_NAN, F32_QUIET, F64_DEFAULT_NAN_HI, F64_QUIET_HI, f32NaNBits1, f32NaNBits2, isNaN32, isNaN64,
+} from './numeric.js';
 
 // ---------------------------------------------------------------------------------------------
 // The NaN rule: wasmtime's on x86-64 (SSE/AVX semantics), which is also what V8 produces on
 // x86-64, so the tests check it against Node's own engine.
 // ---------------------------------------------------------------------------------------------
 
-/** x86's default NaN for f32: sign set, quiet, no payload. */
-export const F32_DEFAULT_NAN = 0xffc00000 | 0;
-/** The high word of x86's default NaN for f64 (the low word is 0). */
-export const F64_DEFAULT_NAN_HI = 0xfff80000 | 0;
+// The scalar rule's constants and predicates (numeric.ts) serve the lanes too.
+export { F32_DEFAULT_NAN, F64_DEFAULT_NAN_HI, isNaN32, isNaN64 };
+
 /** The canonical NaN a NaN-canonicalising mode writes (positive, quiet, no payload), as Cranelift's. */
 export const F32_CANONICAL_NAN = 0x7fc00000;
 /** The high word of the canonical f64 NaN (the low word is 0). */
 export const F64_CANONICAL_NAN_HI = 0x7ff80000;
-const F32_QUIET = 0x00400000;
-const F64_QUIET_HI = 0x00080000;
 const SIGN = 0x80000000 | 0;
-
-/** Whether the f32 with these bits is a NaN. */
-export function isNaN32(bits: number): boolean {
-  return (bits & 0x7fffffff) > 0x7f800000;
-}
-
-/** Whether the f64 with these halves is a NaN. */
-export function isNaN64(lo: number, hi: number): boolean {
-  const h = hi & 0x7fffffff;
-  return h > 0x7ff00000 || (h === 0x7ff00000 && lo !== 0);
-}
 
 /**
  * The bits of an f32 NaN result of the binary operation `op` on lanes with bits x, y:
@@ -54,12 +43,7 @@ export function isNaN64(lo: number, hi: number): boolean {
 function f32NaN2(op: number, x: number, y: number): number {
   if (op === 0xe8 || op === 0x10d) return F32_DEFAULT_NAN;
   if (op === 0xe9 || op === 0x10e) return ((x | y) & SIGN) | 0x7fc00000;
-  return isNaN32(x) ? x | F32_QUIET : isNaN32(y) ? y | F32_QUIET : F32_DEFAULT_NAN;
-}
-
-/** f32 sqrt, ceil, floor, trunc, nearest: the operand quieted, else (sqrt of a negative) the default NaN. */
-function f32NaN1(x: number): number {
-  return isNaN32(x) ? x | F32_QUIET : F32_DEFAULT_NAN;
+  return f32NaNBits2(x, y);
 }
 
 /** f64 counterpart of f32NaN2: writes the NaN for lane words (xl, xh), (yl, yh) to R32 at k, k + 1. */
@@ -82,7 +66,7 @@ function f64NaN2(op: number, k: number, xl: number, xh: number, yl: number, yh: 
   }
 }
 
-/** f64 counterpart of f32NaN1, into R32 at k, k + 1. */
+/** f64 counterpart of numeric.ts f32NaNBits1, into R32 at k, k + 1. */
 function f64NaN1(k: number, xl: number, xh: number): void {
   if (isNaN64(xl, xh)) {
     R32[k] = xl;
@@ -185,7 +169,7 @@ function f32x4Slow1(op: number, s32: Int32Array, d: number, a: number): void {
   for (let k = 0; k < 4; k++) {
     const r = lane1(op, XF[k]!);
     if (r === r) R32[k] = bitsOfF32(r);
-    else R32[k] = f32NaN1(X32[k]!);
+    else R32[k] = f32NaNBits1(X32[k]!);
   }
   store(s32, d);
 }
