@@ -1,9 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests that measure time — deadlines, the event loop's gaps, the soak — run after all the
+ * others, one file at a time: on two cores, another test file beside them takes the CPU their
+ * 10–15 ms margins are about.
+ */
+const TIMING = ['test/soak.test.ts', 'test/fences.test.ts', 'test/watchdog.test.ts', 'test/sandbox-concurrency.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     reporters: ['default', './test/summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'engine', include: ['test/**/*.test.ts'], exclude: TIMING, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'timing', include: TIMING, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../src/interpreter/index.js';
-import { Watchdog, arm, sliceFor, type WatchdogClock } from '../src/watchdog/index.js';
+import { Watchdog, arm, type WatchdogClock } from '../src/watchdog/index.js';
 
 /** A fake engine: counts epoch increments. */
 class FakeEngine {
@@ -46,18 +46,6 @@ class ManualClock implements WatchdogClock {
   }
 }
 
-describe('watchdog slice', () => {
-  it('is min(5 ms, max(timeout, 1 ms)), as in sandboxd', () => {
-    expect(sliceFor(1000)).toBe(5);
-    expect(sliceFor(100)).toBe(5);
-    expect(sliceFor(5)).toBe(5);
-    expect(sliceFor(3)).toBe(3);
-    expect(sliceFor(1)).toBe(1);
-    expect(sliceFor(0.25)).toBe(1);
-    expect(sliceFor(0)).toBe(1);
-  });
-});
-
 describe('Watchdog with a fake engine and clock', () => {
   it('increments the epoch exactly once, when the timeout has elapsed', async () => {
     const engine = new FakeEngine();
@@ -76,24 +64,37 @@ describe('Watchdog with a fake engine and clock', () => {
     expect(wd.active).toBe(false);
   });
 
-  it('ticks in slices of at most 5 ms and ends the last slice at the deadline', () => {
+  it('sets one timer, for the deadline itself (no ticking: a thousand runs would make 200,000 callbacks a second)', () => {
     const engine = new FakeEngine();
     const clock = new ManualClock();
-    Watchdog.arm(engine, 12, clock);
+    const wd = Watchdog.arm(engine, 12, clock);
     clock.advance(100);
-    expect(clock.delays).toEqual([5, 5, 2]);
+    expect(clock.delays).toEqual([12]);
+    expect(wd.ticks).toBe(1);
     expect(engine.increments).toBe(1);
   });
 
-  it('measures elapsed time on the clock, not by counting slices, so late timers do not drift', () => {
+  it('a timer that fires early (timers count whole milliseconds) is set again for the rest', () => {
+    const engine = new FakeEngine();
+    const clock = new ManualClock();
+    const wd = Watchdog.arm(engine, 12, clock);
+    clock.advance(11.5, -0.6); // fires at 11.4 ms, before the deadline: no increment
+    expect(engine.increments).toBe(0);
+    expect(wd.active).toBe(true);
+    clock.advance(20, -0.6);
+    expect(engine.increments).toBe(1);
+    expect(clock.delays[0]).toBe(12);
+    expect(clock.delays.slice(1).every((ms) => ms === 1)).toBe(true);
+  });
+
+  it('a late timer fires on its first tick: the time is measured, not counted', () => {
     const engine = new FakeEngine();
     const clock = new ManualClock();
     const wd = Watchdog.arm(engine, 100, clock);
-    // Every timer fires 15 ms late (a guest hogging the thread): summing 5 ms slices would
-    // wait 20 slices = 400 ms; measuring fires on the first tick at or past 100 ms.
+    // The timer fires 15 ms late (a guest hogging the thread): the epoch moves then, once.
     clock.advance(200, 15);
     expect(engine.increments).toBe(1);
-    expect(wd.ticks).toBeLessThanOrEqual(6);
+    expect(wd.ticks).toBe(1);
   });
 
   it('never fires after disarm and leaves no timer behind', () => {
@@ -122,7 +123,7 @@ describe('Watchdog with a fake engine and clock', () => {
     expect(engine.increments).toBe(0);
   });
 
-  it('a zero timeout fires on its first tick; an infinite one keeps no timer', () => {
+  it('a zero timeout fires on its first tick (after 1 ms, the shortest timer); an infinite one keeps no timer', () => {
     const engine = new FakeEngine();
     const clock = new ManualClock();
     Watchdog.arm(engine, 0, clock);

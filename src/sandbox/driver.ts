@@ -136,10 +136,12 @@ class Task {
 class Scheduler {
   private ready: Task[] = [];
   private head = 0;
-  private turns: Array<() => void> = [];
+  /** Work outside the rounds waiting for a turn, first come first served. */
+  private waiters: Array<() => void> = [];
+  private waitersHead = 0;
+  /** Whether the admission chain (admitNext) is under way. */
+  private admitting = false;
   private scheduled = false;
-  /** Runs in flight (enterRun/leaveRun), ready or not. */
-  inFlight = 0;
   /**
    * When the current burst of work began: the end of the last round, or the last turn given.
    * Work outside the rounds (setting runs up, compiling and instantiating in steps) goes on in
@@ -157,10 +159,14 @@ class Scheduler {
     this.wake();
   }
 
-  /** Resolves after the next round, for work outside the rounds to go on then. */
+  /**
+   * Resolves when the caller may go on with a share of work outside the rounds: after the
+   * next round, in the order the callers asked. Being let in is the permission; the caller
+   * does not look at the clock again before its work.
+   */
   turn(): Promise<void> {
     return new Promise((resolve) => {
-      this.turns.push(resolve);
+      this.waiters.push(resolve);
       this.wake();
     });
   }
@@ -193,11 +199,36 @@ class Scheduler {
       this.head = 0;
     }
     // What waited for a turn goes on in the microtasks after this round, with a burst of its own.
-    const turns = this.turns;
-    this.turns = [];
-    for (const resolve of turns) resolve();
     this.burstStart = performance.now();
+    if (this.waitersHead < this.waiters.length && !this.admitting) {
+      this.admitting = true;
+      queueMicrotask(this.admitNext);
+    }
     if (this.readyCount > 0) this.wake();
+  };
+
+  /**
+   * Lets the waiters in one at a time, each in a microtask of its own, until the burst is
+   * spent. A waiter let in goes on at once, in the microtasks queued before the next
+   * admission, so the clock read here has seen the work of those let in before it. (Letting
+   * them all in at once, each to look at the clock first, let a thousand runs in on one
+   * burst: each saw the clock before any of them had done its work.)
+   */
+  private readonly admitNext = (): void => {
+    if (this.waitersHead === this.waiters.length) {
+      this.waiters.length = 0;
+      this.waitersHead = 0;
+      this.admitting = false;
+      return;
+    }
+    if (this.burstSpent) {
+      this.admitting = false;
+      this.wake();
+      return;
+    }
+    const resolve = this.waiters[this.waitersHead++]!;
+    resolve();
+    queueMicrotask(this.admitNext);
   };
 }
 
@@ -209,21 +240,11 @@ export function sliceMs(): number {
 }
 
 /**
- * Counts a run in flight until `leaveRun`, and waits for a turn first when the current burst
- * is spent: a thousand runs started at once set up a burst's worth at a time.
+ * Waits for a turn when the current burst is spent, or until `deadline` settles: a thousand
+ * runs started at once set up a burst's worth at a time.
  */
 export async function enterRun(deadline: Promise<void>): Promise<void> {
-  scheduler.inFlight++;
-  let expired = false;
-  void deadline.then(() => {
-    expired = true;
-  });
-  // Woken with many others, a run may find the burst spent again: it waits for another turn.
-  while (scheduler.burstSpent && !expired) await Promise.race([scheduler.turn(), deadline]);
-}
-
-export function leaveRun(): void {
-  scheduler.inFlight--;
+  if (scheduler.burstSpent) await Promise.race([scheduler.turn(), deadline]);
 }
 
 /**
@@ -256,7 +277,7 @@ export class Pacer {
 export async function driveSteps<T>(steps: Steps<T>, deadline?: { expired: Promise<void>; check(): void }): Promise<T> {
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done === true) return step.value;
-    while (scheduler.burstSpent) {
+    if (scheduler.burstSpent) {
       await (deadline === undefined ? scheduler.turn() : Promise.race([scheduler.turn(), deadline.expired]));
       deadline?.check();
     }

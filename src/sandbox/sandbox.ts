@@ -195,7 +195,7 @@ export class Sandbox {
   ): Promise<RunOutput> {
     try {
       const lim = Limits.from(limits);
-      const module = await this.engineModule(moduleOrBytes);
+      const module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
       const session = new Session(module, this.host, lim);
       const { value, fuelConsumed } = await session.frame(async () => {
         await session.instantiate();
@@ -214,7 +214,7 @@ export class Sandbox {
   async instantiate(moduleOrBytes: ModuleSource, limits?: Limits | LimitsOptions): Promise<Instance> {
     try {
       const lim = Limits.from(limits);
-      const module = await this.engineModule(moduleOrBytes);
+      const module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
       const session = new Session(module, this.host, lim);
       await session.frame(() => session.instantiate());
       return new Instance(session);
@@ -223,7 +223,13 @@ export class Sandbox {
     }
   }
 
-  private async engineModule(source: ModuleSource): Promise<EngineModule> {
+  /**
+   * The engine's module for bytes or text, compiled now. A `CompiledModule` is looked up without
+   * an await, so that a run's deadline is armed within the call that starts it: a thousand
+   * runs started in one tick would otherwise arm theirs only after all were set up, and end
+   * that much past them.
+   */
+  private async compiledFrom(source: ModuleSource): Promise<EngineModule> {
     if (source instanceof CompiledModule) return engineModules.get(source)!;
     return engineModules.get(await this.compile(source))!;
   }

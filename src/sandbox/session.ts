@@ -16,7 +16,7 @@ import { FuncRef, WasmValue } from '../interpreter/values.js';
 import { HostFunctionError, HostTrap, type HostAbi, type HostBinding } from '../host/abi.js';
 import { GuestMemory, GuestMemoryError, type EngineMemory } from '../host/memory.js';
 import { Watchdog } from '../watchdog/watchdog.js';
-import { Pacer, drive, driveSteps, enterRun, leaveRun } from './driver.js';
+import { Pacer, drive, driveSteps, enterRun } from './driver.js';
 import { type LimitedResource, SandboxError } from './errors.js';
 import type { Limits } from './limits.js';
 import { Value } from './value.js';
@@ -124,7 +124,6 @@ export class Session implements HostBinding {
     } catch (e) {
       throw this.classify(e);
     } finally {
-      leaveRun();
       this.watchdog.disarm();
       this.watchdog = null;
       this.inFrame = false;

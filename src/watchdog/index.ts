@@ -1,1 +1,1 @@
-export { arm, sliceFor, MAX_SLICE_MS, Watchdog, type EpochClock, type WatchdogClock } from './watchdog.js';
+export { arm, Watchdog, type EpochClock, type WatchdogClock } from './watchdog.js';
