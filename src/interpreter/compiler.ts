@@ -102,9 +102,10 @@ export const FUNC_INFO_STRIDE = 8;
  * `constants`; and FastFrameEnd, which the dispatch loop's call compares with the value
  * stack's length: FrameEnd for most functions, but past any stack for a function whose entry
  * zeroes or writes more than LARGE_FRAME_WORDS words, so that its calls take the slow path
- * (`Execution.enterFunction`), where that work is counted like bulk work (pieces.ts).
+ * (`Execution.enterFunction`), where that work is counted like bulk work (pieces.ts); and
+ * CodeEnd, where its code ends (the JavaScript tier reads a function's code on its own).
  */
-export const FuncInfo = { Entry: 0, ParamsEnd: 1, LocalsEnd: 2, FrameEnd: 3, ConstsStart: 4, ConstsEnd: 5, FastFrameEnd: 6 } as const;
+export const FuncInfo = { Entry: 0, ParamsEnd: 1, LocalsEnd: 2, FrameEnd: 3, ConstsStart: 4, ConstsEnd: 5, FastFrameEnd: 6, CodeEnd: 7 } as const;
 
 /** See FuncInfo.FastFrameEnd. */
 export const LARGE_FRAME_WORDS = 4096;
@@ -197,7 +198,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     const entry = out.length;
     try {
       const counts = yield* countInBodyInSteps(ctx.ir.bytes, body.codeStart, body.codeEnd, ctx.features);
-      translator.begin(type, body.locals, body.codeStart, body.codeEnd, counts);
+      translator.begin(index, type, body.locals, body.codeStart, body.codeEnd, counts);
       for (;;) {
         const from = translator.position;
         const done = translator.advance(from + budget);
@@ -224,6 +225,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     info[at + FuncInfo.ConstsEnd] = constants.length;
     const entryWords = entryWork(info, at);
     info[at + FuncInfo.FastFrameEnd] = entryWords > LARGE_FRAME_WORDS ? 0x3fffffff : frameSlots * 2;
+    info[at + FuncInfo.CodeEnd] = out.length;
   }
   const code = yield* out.finishInSteps();
   return {
@@ -254,6 +256,8 @@ class FunctionTranslator extends VectorTranslator<Control> {
   readonly catches: number[] = [];
   /** rowFlags of the compile's features. */
   private readonly rowFlags: Uint8Array;
+  /** The index of the function being translated (a loop header names it: the JavaScript tier enters there). */
+  private funcIndex = 0;
 
   constructor(ctx: ModuleContext, out: CodeBuffer) {
     super(ctx, out);
@@ -264,7 +268,8 @@ class FunctionTranslator extends VectorTranslator<Control> {
    * Starts on a function body: translate it with advance(), then read frameSlots. `counts`:
    * how many constant instructions and legacy tries the body holds (countInBodyInSteps).
    */
-  begin(type: FuncType, locals: readonly ValType[], start: number, end: number, counts: BodyCounts): void {
+  begin(index: number, type: FuncType, locals: readonly ValType[], start: number, end: number, counts: BodyCounts): void {
+    this.funcIndex = index;
     this.layOut(new ByteReader(this.ctx.ir.bytes, start, end), type, locals, counts);
     this.pushControl(Kind.Function, [], type.results, -1);
   }
@@ -521,7 +526,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
         this.materializeAll();
         this.flushFuel();
         const pc = this.label();
-        if (this.live) this.emit0(Op.Loop);
+        if (this.live) this.emit1(Op.Loop, this.funcIndex);
         this.pushControl(Kind.Loop, params, results, pc);
         this.loopDepth++;
         return;

@@ -55,6 +55,10 @@ export class Execution {
   inst: Instance | null;
   /** The memory that memory instructions use (opcodes.ts, UseMemory): 0 but for one instruction at a time. */
   memoryIndex = 0;
+  /** The slice's fuel left, handed to and from translated code (src/jit), which counts it as the dispatch loop does. */
+  jitLeft = 0;
+  /** Not yet started: its function may enter the JavaScript tier at its entry (runLoop). */
+  atEntry = false;
   /** Set by invokeSync: no event loop to wait on (see atomicWaitSuspend). */
   synchronous = false;
   /** A memory.atomic.wait is letting its timeout pass: pending, with no result to deliver. */
@@ -103,7 +107,10 @@ export class Execution {
     this.frames[1] = 0;
     this.frames[2] = -1;
     this.fsp = 3;
-    if (func.instance !== null) this.prepareFrame(func.instance, func.index, 0);
+    if (func.instance !== null) {
+      this.prepareFrame(func.instance, func.index, 0);
+      this.atEntry = true;
+    }
     store.fuel -= 1;
   }
 

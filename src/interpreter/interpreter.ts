@@ -21,13 +21,15 @@ import { simdCanonicalize } from './simd.js';
 import { CANONICALIZE_SIMD } from './compiler.js';
 import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
+import { LOOP_HEAT } from '../jit/policy.js';
+import { jitTableOf, translatedFunction } from '../jit/tier.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
 /** The most fuel one call of runLoop spends before it pauses (2^30: a small integer in V8). */
 export const MAX_SLICE_FUEL = 2 ** 30;
 
-function memoryTrap(): Trap {
+export function memoryTrap(): Trap {
   return new Trap(TrapKind.MemoryOutOfBounds);
 }
 
@@ -46,7 +48,7 @@ export function indirectCallee(inst: Instance, typeIndex: number, tableIndex: nu
 }
 
 /** `Canonicalize kind d` (opcodes.ts): a NaN at word `d` made the canonical NaN of its width or lanes. */
-function canonicalizeNaN(kind: number, s32: Int32Array, f32: Float32Array, f64: Float64Array, d: number): void {
+export function canonicalizeNaN(kind: number, s32: Int32Array, f32: Float32Array, f64: Float64Array, d: number): void {
   if (kind === 32) {
     if (f32[d] !== f32[d]) s32[d] = 0x7fc00000;
   } else if (kind === 64) {
@@ -60,7 +62,7 @@ function canonicalizeNaN(kind: number, s32: Int32Array, f32: Float32Array, f64: 
 }
 
 /** `Narrow64 mode d a` (opcodes.ts): the i64 at word `a` checked, or clamped into `d`. */
-function narrow64(mode: number, s32: Int32Array, d: number, a: number): void {
+export function narrow64(mode: number, s32: Int32Array, d: number, a: number): void {
   const high = s32[a + 1]!;
   if (mode === Narrow.Clamp) {
     s32[d] = high !== 0 ? -1 : s32[a]!;
@@ -88,6 +90,14 @@ function pauseOrRunOut(fuel: number): 'paused' {
 export function runLoop(ex: Execution): Status {
   const store = ex.store;
   const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
+  if (ex.atEntry) {
+    // The function the execution was made for enters the JavaScript tier here, as a callee
+    // does at the call instruction.
+    ex.atEntry = false;
+    const status = startTranslated(ex, checkpoint);
+    if (status !== null) return status;
+    if (ex.meter.due) return 'paused';
+  }
   for (;;) {
     const status = runStretch(ex, checkpoint);
     if (status !== SWITCH) return status;
@@ -95,6 +105,27 @@ export function runLoop(ex: Execution): Status {
     // so the driver looks at the clock (pieces.ts).
     if (ex.meter.due) return 'paused';
   }
+}
+
+/**
+ * Runs the execution's own function in the JavaScript tier from its entry, when the store uses
+ * the tier and the function is (or now gets) translated. Returns null for the interpreter to go
+ * on from `ex.pc` (nothing translated, or the translated code left the rest to it), or the
+ * status when the execution paused at a callee's entry.
+ */
+function startTranslated(ex: Execution, checkpoint: number): Status | null {
+  const store = ex.store;
+  if (store.jitThreshold === Infinity) return null;
+  const translated = translatedFunction(jitTableOf(ex.inst!.module), ex.func.index, 1, store.jitThreshold);
+  if (translated === null) return null;
+  ex.jitLeft = (store.fuel - checkpoint) | 0;
+  let answer: number;
+  try {
+    answer = translated(ex, ex.base, ex.pc, ex.fsp, 0);
+  } finally {
+    store.fuel = checkpoint + ex.jitLeft;
+  }
+  return answer === 2 ? pauseOrRunOut(store.fuel) : null;
 }
 
 /** runStretch's answer when something it holds constant has changed: call it again. */
@@ -138,6 +169,10 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
   let callIndex = 0;
   let callBase = 0;
   let returnPc = 0;
+  // The JavaScript tier (src/jit), when the store uses it: a loop header sets atLoop and
+  // callIndex to its function and leaves the switch, as a call does, to enter translated code.
+  const jit = store.jitThreshold === Infinity ? null : jitTableOf(inst.module);
+  let atLoop = false;
 
   try {
     for (;;) {
@@ -151,20 +186,20 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x01: /* Jump */
           left -= code[pc + 2]!;
           pc = code[pc + 1]!;
-          if (code[pc] === 0x09 && left > 0) pc++;
+          if (code[pc] === 0x09 && left > 0) pc += 2;
           continue;
         case 0x02: /* BranchIfNonZero */
           left -= code[pc + 3]!;
           if (s32[base + code[pc + 1]!] !== 0) {
             pc = code[pc + 2]!;
-            if (code[pc] === 0x09 && left > 0) pc++;
+            if (code[pc] === 0x09 && left > 0) pc += 2;
           } else pc += 4;
           continue;
         case 0x03: /* BranchIfZero */
           left -= code[pc + 3]!;
           if (s32[base + code[pc + 1]!] === 0) {
             pc = code[pc + 2]!;
-            if (code[pc] === 0x09 && left > 0) pc++;
+            if (code[pc] === 0x09 && left > 0) pc += 2;
           } else pc += 4;
           continue;
         case 0x04: /* BranchTable */ {
@@ -205,7 +240,12 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
             ex.inst = inst;
             return pauseOrRunOut(checkpoint + left);
           }
-          pc += 1;
+          if (jit !== null) {
+            callIndex = code[pc + 1]!;
+            atLoop = true;
+            break;
+          }
+          pc += 2;
           continue;
         case 0x0a: /* Call */
           callIndex = code[pc + 1]!;
@@ -1140,32 +1180,35 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0xd9: /* ge_u */ s32[base + code[pc + 1]!] = (s32[base + code[pc + 2]!]! >>> 0) >= (code[pc + 3]! >>> 0) ? 1 : 0; pc += 4; continue;
 
         // ---- branches on an i32 comparison: op a b target fuel ----------------------------
-        case 0x100: /* eq */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x101: /* ne */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x102: /* lt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x103: /* lt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x104: /* gt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x105: /* gt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x106: /* le_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x107: /* le_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x108: /* ge_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x109: /* ge_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x100: /* eq */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x101: /* ne */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== s32[base + code[pc + 2]!]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x102: /* lt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x103: /* lt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x104: /* gt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x105: /* gt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x106: /* le_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x107: /* le_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x108: /* ge_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= s32[base + code[pc + 2]!]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x109: /* ge_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (s32[base + code[pc + 2]!]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
         // ---- the same against a constant: op a imm target fuel ----------------------------
-        case 0x10a: /* eq */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x10b: /* ne */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x10c: /* lt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x10d: /* lt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x10e: /* gt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x10f: /* gt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x110: /* le_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x111: /* le_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x112: /* ge_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
-        case 0x113: /* ge_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc++; } else pc += 5; continue;
+        case 0x10a: /* eq */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] === code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x10b: /* ne */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!] !== code[pc + 2]) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x10c: /* lt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! < code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x10d: /* lt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) < (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x10e: /* gt_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! > code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x10f: /* gt_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) > (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x110: /* le_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! <= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x111: /* le_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x112: /* ge_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        case 0x113: /* ge_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
         default:
           throw new Error(`internal error: bad opcode ${code[pc]} at ${pc}`);
       }
 
-      // ---- entering a WebAssembly function (only the call instructions get here) -----
+      // ---- entering a WebAssembly function (the call instructions get here) ----------
+      const fromLoop = atLoop;
+      atLoop = false;
+      if (!fromLoop) {
       const at = callIndex << 3; // FUNC_INFO_STRIDE
       if (callBase + info[at + 6]! > s32.length || fsp === frames.length) {
         // The value stack or the frame array must grow first, or the frame is a large one
@@ -1193,6 +1236,29 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         ex.inst = inst;
         return pauseOrRunOut(checkpoint + left);
       }
+      if (jit === null) continue;
+      }
+
+      // ---- the JavaScript tier: at a function's entry or a loop header (src/jit) -------
+      const translated = translatedFunction(jit!, callIndex, fromLoop ? LOOP_HEAT : 1, store.jitThreshold);
+      if (translated === null) {
+        if (fromLoop) pc += 2;
+        continue;
+      }
+      ex.jitLeft = left;
+      ex.inst = inst;
+      let answer: number;
+      try {
+        answer = translated(ex, base, pc, fsp, 0);
+      } finally {
+        left = ex.jitLeft;
+      }
+      pc = ex.pc;
+      base = ex.base;
+      fsp = ex.fsp;
+      if (answer === 1) continue; // EXIT: the interpreter goes on from ex.pc
+      if (answer === 2) return pauseOrRunOut(checkpoint + left); // PAUSE at a callee's entry
+      return SWITCH; // bulk work left in pieces
     }
   } finally {
     store.fuel = checkpoint + left;

@@ -2,6 +2,7 @@
  * Compiling a module: decode, validate, translate. The result is immutable and may be
  * instantiated any number of times, in any store.
  */
+import type { JitTable } from '../jit/tier.js';
 import { compileFunctionsInSteps, type CompiledFunctions, type ModuleContext } from './compiler.js';
 import { ALL_FEATURES, type FeatureSet } from './features.js';
 import { runSteps, type Steps } from './steps.js';
@@ -21,6 +22,8 @@ export class CompiledModule {
   readonly numImportedTables: number;
   /** signatureKey of each type index, computed once for every store that instantiates. */
   readonly typeKeys: readonly string[];
+  /** Its functions' JavaScript tier (src/jit/tier.ts), made when a store that uses the tier first runs it. */
+  jit: JitTable | null = null;
 
   private constructor(readonly ir: ModuleIR, layout: ModuleContext, readonly functions: CompiledFunctions) {
     this.funcTypes = layout.funcTypes;

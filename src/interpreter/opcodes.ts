@@ -23,7 +23,7 @@ export const Op = {
   Const32: 0x06, // d value (low half only)
   Const64: 0x07, // d lo hi
   Fuel: 0x08, // amount
-  Loop: 0x09, //            (a check point: fuel, pause)
+  Loop: 0x09, // func      (a check point: fuel, pause; func is the function it is in, for the JavaScript tier)
   Call: 0x0a, // func argBase fuel
   CallIndirect: 0x0b, // typeIndex table argBase indexSlot fuel
   CallImport: 0x0c, // func argBase fuel

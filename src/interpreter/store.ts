@@ -11,6 +11,7 @@ import { LinkError, Trap, TrapKind } from './errors.js';
 import { EXNREF, FUNCREF, type FuncType, type GlobalType, isRefType, type MemoryType, type TableType, V128, type ValType } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 import type { Instance } from './instance.js';
+import { HOT_THRESHOLD, jitSupported } from '../jit/policy.js';
 import { AT_ONCE, CopyInPieces, FillInPieces, InSequence, type PieceWork, type WorkSink } from './pieces.js';
 
 export const NULL_REF = 0;
@@ -79,6 +80,11 @@ export interface StoreOptions {
   maxCallDepth?: number;
   /** The most exceptions caught by reference (or by a legacy catch) per store; MAX_EXCEPTION_REFS by default. */
   maxExceptionRefs?: number;
+  /**
+   * When functions move to the JavaScript tier (src/jit/tier.ts): at this heat; 0 on their
+   * first call; Infinity never. HOT_THRESHOLD by default, Infinity where `new Function` is refused.
+   */
+  jitThreshold?: number;
 }
 
 export class Store {
@@ -97,6 +103,8 @@ export class Store {
   readonly onGrowRefused: ((what: Resource, requested: number) => void) | null;
   fuel = Number.MAX_SAFE_INTEGER;
   epochDeadline = Infinity;
+  /** StoreOptions.jitThreshold, settled. */
+  readonly jitThreshold: number;
   /** The largest total of linear memory bytes a memory.grow reached (0 when none grew). */
   peakMemoryBytes = 0;
   /** What the store holds now, against the caps above. */
@@ -115,6 +123,7 @@ export class Store {
     this.maxCallDepth = options.maxCallDepth ?? 20_000;
     this.maxExceptionRefs = options.maxExceptionRefs ?? MAX_EXCEPTION_REFS;
     this.onGrowRefused = options.onGrowRefused ?? null;
+    this.jitThreshold = jitSupported() ? (options.jitThreshold ?? HOT_THRESHOLD) : Infinity;
   }
 
   signatureId(type: FuncType): number {

@@ -105,6 +105,8 @@ export interface RunOptions {
   readonly features: FeatureSet;
   /** Fuel given to the store before every invocation (a guard against runaway loops). */
   readonly fuel?: number;
+  /** The stores' StoreOptions.jitThreshold: 0 runs every function in the JavaScript tier, Infinity none. */
+  readonly jitThreshold?: number;
 }
 
 export const DEFAULT_FUEL = 1e10;
@@ -142,7 +144,7 @@ function capture<T>(fn: () => T): Outcome<T> {
 
 class ScriptRunner {
   private readonly engine = new Engine();
-  private readonly store = new Store(this.engine);
+  private readonly store: Store;
   /** Module name (`spectest`, or a `register`'s `as`) -> exports. */
   private readonly registry = new Map<string, ReadonlyMap<string, ExternVal>>();
   /** `$name` -> instance: a named `module`, or a `module_instance`. */
@@ -170,6 +172,7 @@ class ScriptRunner {
   ) {
     this.fuel = options.fuel ?? DEFAULT_FUEL;
     this.features = options.features;
+    this.store = new Store(this.engine, options.jitThreshold === undefined ? {} : { jitThreshold: options.jitThreshold });
     this.registry.set('spectest', createSpectest(this.store));
   }
 
@@ -643,6 +646,8 @@ export interface SuiteOptions {
   readonly fuel?: number;
   /** Run the scripts NOT_RUN leaves out too. */
   readonly all?: boolean;
+  /** RunOptions.jitThreshold. */
+  readonly jitThreshold?: number;
 }
 
 /**
@@ -656,7 +661,11 @@ export function runSuite(
   onFile?: (result: FileResult) => void,
 ): SuiteResult {
   const suite: SuiteResult = { profile: profile.id, passed: 0, failed: 0, skipped: 0, notRun: 0, files: [] };
-  const runOptions: RunOptions = { features: profile.features, ...(options.fuel !== undefined ? { fuel: options.fuel } : {}) };
+  const runOptions: RunOptions = {
+    features: profile.features,
+    ...(options.fuel !== undefined ? { fuel: options.fuel } : {}),
+    ...(options.jitThreshold !== undefined ? { jitThreshold: options.jitThreshold } : {}),
+  };
   for (const file of files) {
     const features = profile.scriptFeatures(file.name);
     const reason = options.all === true ? null : notRunReason(profile, file.name);

@@ -25,6 +25,8 @@ const USAGE = `usage: npm run spec -- [--suite DIR] [--profile ID] [--json] [--v
                reason not run and failures
   --verbose    print every failure (otherwise ten per script) and each script's time
   --fuel=N     fuel given before each invocation (default 1e10)
+  --tier=T     interpreter (no JavaScript tier), eager (every function translated on its first
+               call) or auto (the default policy)
   --all        also run the scripts the suite's NOT_RUN table leaves out (test/spec/suites.ts)`;
 
 interface Args {
@@ -34,6 +36,7 @@ interface Args {
   verbose: boolean;
   all: boolean;
   fuel?: number;
+  jitThreshold?: number;
   names: string[];
 }
 
@@ -61,6 +64,11 @@ function parseArgs(argv: readonly string[]): Args | string {
     else if (arg.startsWith('--fuel=')) {
       args.fuel = Number(arg.slice('--fuel='.length));
       if (!Number.isFinite(args.fuel) || args.fuel <= 0) return `bad --fuel value: ${arg}`;
+    } else if (arg.startsWith('--tier=')) {
+      const tier = arg.slice('--tier='.length);
+      const thresholds: Record<string, number | undefined> = { interpreter: Infinity, eager: 0, auto: undefined };
+      if (!(tier in thresholds)) return `bad --tier value: ${arg}`;
+      args.jitThreshold = thresholds[tier];
     } else if (arg.startsWith('-')) return `unknown option ${arg}`;
     else args.names.push(arg);
   }
@@ -106,7 +114,11 @@ function main(argv: readonly string[]): number {
   }
 
   if (!args.json) console.log(`${profile.title} (${profile.id}) at ${suiteDir}`);
-  const options = { all: args.all, ...(args.fuel !== undefined ? { fuel: args.fuel } : {}) };
+  const options = {
+    all: args.all,
+    ...(args.fuel !== undefined ? { fuel: args.fuel } : {}),
+    ...(args.jitThreshold !== undefined ? { jitThreshold: args.jitThreshold } : {}),
+  };
   const suite = runSuite(profile, files, options, (result) => {
     if (!args.json) for (const line of formatFileResult(result, args.verbose)) console.log(line);
   });

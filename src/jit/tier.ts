@@ -1,0 +1,102 @@
+/**
+ * The JavaScript tier of a compiled module: which of its functions run as translated
+ * JavaScript (translate.ts), and when a function gets translated.
+ *
+ * The policy. Every function starts in the interpreter. The interpreter counts a function's
+ * heat where it may enter translated code — at the function's entry (1 per call) and at its
+ * loop headers (LOOP_HEAT each time one is reached from outside the loop, or again after a
+ * pause, which a long loop does once per slice) —
+ * and translates the function once its heat reaches the store's threshold (HOT_THRESHOLD by
+ * default; 0 translates every function on its first call, for tests). The translated function
+ * runs from the next entry or loop header on. A function the tier cannot translate (too long;
+ * SIMD or atomic instructions) is marked and never tried again.
+ *
+ * Where `new Function` is refused (a Content Security Policy, some edge runtimes),
+ * `jitSupported()` is false and every function stays in the interpreter.
+ */
+import type { CompiledFunctions } from '../interpreter/compiler.js';
+import { writeFrameConstants, FUNC_INFO_STRIDE, FuncInfo } from '../interpreter/compiler.js';
+import { Trap, TrapKind } from '../interpreter/errors.js';
+import { bulkOperation } from '../interpreter/bulk.js';
+import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
+import * as N from '../interpreter/numeric.js';
+import { functionSource } from './translate.js';
+export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
+
+/** A translated function: see translate.ts for its parameters and answers. */
+export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number) => number;
+
+const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
+
+/**
+ * Pushes the frame of a call from translated code and readies the callee's frame, as the
+ * dispatch loop's call does: return pc, caller's base and instance; locals zeroed; constants.
+ */
+function enterFrame(
+  s32: Int32Array, frames: Int32Array, fsp: number, fns: CompiledFunctions, index: number,
+  calleeBase: number, returnPc: number, base: number, instId: number,
+): void {
+  frames[fsp] = returnPc;
+  frames[fsp + 1] = base;
+  frames[fsp + 2] = instId;
+  const at = index * FUNC_INFO_STRIDE;
+  s32.fill(0, calleeBase + fns.info[at + FuncInfo.ParamsEnd]!, calleeBase + fns.info[at + FuncInfo.LocalsEnd]!);
+  writeFrameConstants(s32, calleeBase, fns, index);
+}
+
+/** What translated code may reach: this and nothing else (docs/jit.md). Made on first use: the modules it names import this one. */
+function helpers(): Record<string, unknown> {
+  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, enterFrame, EMPTY_VIEW });
+}
+let helperObject: Record<string, unknown> | undefined;
+
+export class JitTable {
+  /** The translated function of each function index: undefined until translated, null when it cannot be. */
+  readonly fns: Array<JitFunction | null | undefined>;
+  /** Heat per function index (the policy above). */
+  readonly heat: Int32Array;
+  /** How many functions were translated, and the milliseconds it took (for the bench and tests). */
+  translated = 0;
+  translateMs = 0;
+
+  constructor(readonly functions: CompiledFunctions) {
+    const count = functions.info.length / FUNC_INFO_STRIDE;
+    this.fns = new Array<JitFunction | null | undefined>(count).fill(undefined);
+    this.heat = new Int32Array(count);
+  }
+
+  /** The translated function for `index`, translating it now; null when it stays interpreted. */
+  translate(index: number): JitFunction | null {
+    const have = this.fns[index];
+    if (have !== undefined) return have;
+    const started = performance.now();
+    let fn: JitFunction | null = null;
+    const source = functionSource(this.functions, index);
+    if (source !== null) {
+      const given = (helperObject ??= helpers());
+      const names = Object.keys(given);
+      const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n) {\n${source}\n};`);
+      fn = factory(this, this.functions.code, ...names.map((k) => given[k])) as JitFunction;
+      this.translated++;
+    }
+    this.fns[index] = fn;
+    this.translateMs += performance.now() - started;
+    return fn;
+  }
+}
+
+/**
+ * The translated function for `index` where the interpreter may enter it, after adding `heat`:
+ * translated now if the heat has reached `threshold`; null while it stays interpreted.
+ */
+export function translatedFunction(jit: JitTable, index: number, heat: number, threshold: number): JitFunction | null {
+  const have = jit.fns[index];
+  if (have !== undefined) return have;
+  if ((jit.heat[index] += heat) < threshold) return null;
+  return jit.translate(index);
+}
+
+/** The module's table, made on first use. */
+export function jitTableOf(holder: { jit: JitTable | null; readonly functions: CompiledFunctions }): JitTable {
+  return (holder.jit ??= new JitTable(holder.functions));
+}

@@ -1,0 +1,232 @@
+/**
+ * The JavaScript tier's translator: one function's internal code (src/interpreter/opcodes.ts)
+ * as the source of one JavaScript function, which does exactly what the dispatch loop does
+ * with that code — on the same value stack, the same frame array and the same fuel — minus
+ * the dispatch.
+ *
+ * Security: this turns untrusted input into JavaScript source. The source is built only from
+ * the fixed strings below, the templates of templates.generated.ts (the interpreter's own case
+ * bodies, taken from our source at build time) and numbers: operands of the internal code,
+ * which are 32-bit integers the compiler wrote. No name, string or byte of the module reaches
+ * it. `number` below is always printed through `num`, which refuses anything but an integer.
+ * docs/jit.md has the threat model; test/jit-security.test.ts scans what comes out.
+ *
+ * The shape of a translated function: `(ex, base, pc, fsp, n)` — the execution, the frame's
+ * base, where to start (the function's entry or one of its loop headers), the frame array's
+ * top, and how many translated calls deep it is on the JavaScript stack. The code is split at
+ * every branch target and loop header into numbered blocks, run by `for (;;) switch (blk)`;
+ * straight-line code falls from one block into the next. It answers:
+ *
+ * - 0 (RETURNED): it returned to a translated caller (only when n > 0), results at `base`;
+ * - 1 (EXIT): the interpreter goes on at `ex.pc`, `ex.base`, `ex.fsp` — before an instruction
+ *   the tier leaves to it (a host call, memory.grow, a call it cannot make), or at a check
+ *   point whose slice is spent (the interpreter then pauses or runs out, as it would have);
+ * - 2 (PAUSE): a call's entry found the slice spent; the interpreter pauses there;
+ * - 3 (SWITCH): a bulk instruction left work to do in pieces; the interpreter pauses after it.
+ *
+ * Every frame it enters is pushed on the execution's frame array as the interpreter pushes
+ * it, so an exit anywhere leaves the interpreter a complete stack: nothing is rewound.
+ */
+import { FUNC_INFO_STRIDE, FuncInfo, type CompiledFunctions } from '../interpreter/compiler.js';
+import { Op } from '../interpreter/opcodes.js';
+import { BRANCH_OPS, DATA_OPS } from './templates.generated.js';
+
+/** A function longer than this (words of internal code) stays in the interpreter. */
+export const MAX_TRANSLATED_WORDS = 12_000;
+/** Translated calls nest at most this deep on the JavaScript stack; deeper, the interpreter makes the call. */
+export const MAX_NESTING = 64;
+
+export const RETURNED = 0;
+export const EXIT = 1;
+export const PAUSE = 2;
+export const SWITCH = 3;
+
+/** Sizes of the instructions the tier leaves to the interpreter (opcodes.ts gives their layouts). */
+const EXIT_SIZES: ReadonlyMap<number, number> = new Map([
+  [Op.CallImport, 4], [Op.MemoryGrow, 3], [Op.TailCall, 7], [Op.UseMemory, 2], [Op.Throw, 4], [Op.ThrowRef, 4],
+]);
+/** Bulk memory and table instructions (bulk.ts): run here through the interpreter's own function. */
+const BULK_SIZES: ReadonlyMap<number, number> = new Map([
+  [Op.TableGet, 4], [Op.TableSet, 4], [Op.TableSize, 3], [Op.TableGrow, 5], [Op.TableFill, 5], [Op.TableCopy, 6],
+  [Op.TableInit, 6], [Op.ElemDrop, 2], [Op.MemoryInit, 6], [Op.DataDrop, 2], [Op.MemoryCopy, 6], [Op.MemoryFill, 5],
+]);
+
+/** An integer, as source text; anything else is a bug in the caller, never printed. */
+function num(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`internal error: ${String(value)} is not an integer operand`);
+  return String(value);
+}
+
+/** The size of the instruction at `pc`, or null for one the tier cannot walk past. */
+function sizeAt(code: Int32Array, pc: number): number | null {
+  const op = code[pc]!;
+  const fixed = DATA_OPS.get(op)?.size ?? BRANCH_OPS.get(op)?.size ?? EXIT_SIZES.get(op) ?? BULK_SIZES.get(op);
+  if (fixed !== undefined) return fixed;
+  switch (op) {
+    case Op.Unreachable: return 1;
+    case Op.Jump: return 3;
+    case Op.BranchTable: return 5 + code[pc + 3]!;
+    case Op.Fuel: return 2;
+    case Op.Loop: return 2;
+    case Op.Call: return 4;
+    case Op.CallIndirect: return 6;
+    case Op.Return: return 4;
+    default: return null; // SIMD and atomic instructions: their layouts vary (simd-dispatch.ts, atomic-dispatch.ts)
+  }
+}
+
+/** Branch targets of the instruction at `pc`. */
+function targetsAt(code: Int32Array, pc: number): number[] {
+  const op = code[pc]!;
+  if (op === Op.Jump) return [code[pc + 1]!];
+  const branch = BRANCH_OPS.get(op);
+  if (branch !== undefined) return [code[pc + branch.target]!];
+  if (op === Op.BranchTable) {
+    const out: number[] = [];
+    for (let k = 0; k <= code[pc + 3]!; k++) out.push(code[pc + 4 + k]!);
+    return out;
+  }
+  return [];
+}
+
+/** A template with its operands put in: `code[pc + K]` becomes operand K, `code[pc]` the opcode. */
+function fill(template: string, code: Int32Array, pc: number): string {
+  return template
+    .replace(/code\[pc \+ (\d+)\]/g, (_, k: string) => num(code[pc + Number(k)]!))
+    .replace(/code\[pc\]/g, () => num(code[pc]!));
+}
+
+/**
+ * The body of the JavaScript function for function `index` (the factory in tier.ts wraps it),
+ * or null when the function stays in the interpreter: too long, or holding an instruction
+ * whose layout the tier does not know.
+ */
+export function functionSource(fns: CompiledFunctions, index: number): string | null {
+  const { code, info } = fns;
+  const at = index * FUNC_INFO_STRIDE;
+  const entry = info[at + FuncInfo.Entry]!;
+  const end = info[at + FuncInfo.CodeEnd]!;
+  if (entry < 0 || end - entry > MAX_TRANSLATED_WORDS) return null;
+
+  // Pass 1: where instructions start, and which start a block.
+  const starts: number[] = [];
+  const isStart = new Set<number>();
+  const leaders = new Set<number>([entry]);
+  const entries: number[] = [entry];
+  for (let pc = entry; pc < end; ) {
+    const size = sizeAt(code, pc);
+    if (size === null) return null;
+    starts.push(pc);
+    isStart.add(pc);
+    if (code[pc] === Op.Loop) {
+      leaders.add(pc);
+      entries.push(pc);
+    }
+    for (const t of targetsAt(code, pc)) leaders.add(t);
+    pc += size;
+  }
+  for (const t of leaders) if (!isStart.has(t)) return null; // a target inside an instruction: not code we wrote
+  const blockOf = new Map<number, number>();
+  [...leaders].sort((a, b) => a - b).forEach((pc, i) => blockOf.set(pc, i));
+  const block = (pc: number): string => num(blockOf.get(pc)!);
+  const exit = (pc: number): string => `{ ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; return 1; }`;
+
+  // Pass 2: the code.
+  const out: string[] = [];
+  out.push('const s32 = ex.s32, f32 = ex.f32, f64 = ex.f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
+  out.push('const instId = inst.id, fns = table.fns, mem = inst.memory;');
+  out.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
+  out.push('let left = ex.jitLeft, blk = 0;');
+  out.push('switch (pc) {');
+  for (const pc of entries) out.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
+  out.push("default: throw new Error('internal error: no entry at ' + pc);");
+  out.push('}');
+  out.push('try { for (;;) { switch (blk) {');
+  for (const pc of starts) {
+    if (leaders.has(pc)) out.push(`case ${block(pc)}:`);
+    const op = code[pc]!;
+    const data = DATA_OPS.get(op);
+    if (data !== undefined) {
+      out.push(`{ ${fill(data.body, code, pc)} }`);
+      continue;
+    }
+    const branch = BRANCH_OPS.get(op);
+    if (branch !== undefined) {
+      out.push(`left -= ${num(code[pc + branch.fuel]!)}; if (${fill(branch.cond, code, pc)}) { blk = ${block(code[pc + branch.target]!)}; continue; }`);
+      continue;
+    }
+    if (EXIT_SIZES.has(op)) {
+      out.push(exit(pc));
+      continue;
+    }
+    if (BULK_SIZES.has(op)) {
+      out.push(`{ const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, s32, base); if (ex.meter.due) { ex.pc = next; ex.base = base; ex.fsp = fsp; return 3; } }`);
+      continue;
+    }
+    switch (op) {
+      case Op.Unreachable:
+        out.push('throw new Trap(TrapKind.Unreachable);');
+        break;
+      case Op.Jump:
+        out.push(`left -= ${num(code[pc + 2]!)}; blk = ${block(code[pc + 1]!)}; continue;`);
+        break;
+      case Op.BranchTable: {
+        const count = code[pc + 3]!;
+        const cases: string[] = [];
+        for (let k = 0; k < count; k++) cases.push(`case ${num(k)}: blk = ${block(code[pc + 4 + k]!)}; continue;`);
+        out.push(`{ left -= ${num(code[pc + 2]!)}; switch (s32[base + ${num(code[pc + 1]!)}] >>> 0) { ${cases.join(' ')} default: blk = ${block(code[pc + 4 + count]!)}; continue; } }`);
+        break;
+      }
+      case Op.Fuel:
+        out.push(`left -= ${num(code[pc + 1]!)};`);
+        break;
+      case Op.Loop:
+        // The check point: with the slice spent, the interpreter takes it from here.
+        out.push(`if (left <= 0) ${exit(pc)}`);
+        break;
+      case Op.Call: {
+        const callee = code[pc + 1]!;
+        const calleeAt = callee * FUNC_INFO_STRIDE;
+        out.push(
+          `{ const fn = fns[${num(callee)}], cb = base + ${num(code[pc + 2]!)};`,
+          `if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > s32.length || fsp === frames.length) ${exit(pc)}`,
+          `left -= ${num(code[pc + 3]!)};`,
+          `enterFrame(s32, frames, fsp, table.functions, ${num(callee)}, cb, ${num(pc + 4)}, base, instId);`,
+          `if (--left <= 0) { ex.pc = ${num(info[calleeAt + FuncInfo.Entry]!)}; ex.base = cb; ex.fsp = fsp + 3; return 2; }`,
+          `ex.jitLeft = left; const r = fn(ex, cb, ${num(info[calleeAt + FuncInfo.Entry]!)}, fsp + 3, n + 1); left = ex.jitLeft;`,
+          'if (r !== 0) return r;',
+          'if (mem !== null) { view = mem.view; memLen = mem.size; } }',
+        );
+        break;
+      }
+      case Op.CallIndirect: {
+        const fuel = num(code[pc + 5]!);
+        out.push(
+          `{ left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`,
+          `const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = base + ${num(code[pc + 3]!)};`,
+          `if (fn == null || n >= ${num(MAX_NESTING)} || cb + table.functions.info[fi * ${num(FUNC_INFO_STRIDE)} + ${num(FuncInfo.FastFrameEnd)}] > s32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`,
+          `enterFrame(s32, frames, fsp, table.functions, fi, cb, ${num(pc + 6)}, base, instId);`,
+          `const calleeEntry = table.functions.info[fi * ${num(FUNC_INFO_STRIDE)}];`,
+          'if (--left <= 0) { ex.pc = calleeEntry; ex.base = cb; ex.fsp = fsp + 3; return 2; }',
+          'ex.jitLeft = left; const r = fn(ex, cb, calleeEntry, fsp + 3, n + 1); left = ex.jitLeft;',
+          'if (r !== 0) return r;',
+          'if (mem !== null) { view = mem.view; memLen = mem.size; } }',
+        );
+        break;
+      }
+      case Op.Return: {
+        // To a translated caller, here; to the interpreter, by the interpreter (it pops the frame).
+        const src = code[pc + 1]!;
+        const words = code[pc + 2]!;
+        const moves: string[] = [];
+        for (let w = 0; w < words; w++) moves.push(`s32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
+        out.push(`if (n === 0) ${exit(pc)} left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return 0;`);
+        break;
+      }
+      default:
+        throw new Error(`internal error: no translation for opcode ${op}`);
+    }
+  }
+  out.push("} throw new Error('internal error: ran past the end of a translated function'); } } finally { ex.jitLeft = left; }");
+  return out.join('\n');
+}
