@@ -88,12 +88,6 @@ function leavesTheCase(body: readonly ts.Statement[]): boolean {
   return leaves;
 }
 
-function mentions(nodes: readonly ts.Node[], name: string): boolean {
-  const used = new Set<string>();
-  for (const n of nodes) identifiers(n, used);
-  return used.has(name);
-}
-
 /** `code[pc + K]` (non-null asserted or not): K, else null. */
 function operandIndex(e: ts.Expression): number | null {
   let x = e;

@@ -71,6 +71,30 @@ describe.skipIf(!suitePresent && !suitesRequired())('WebAssembly 2.0 core spec s
   }, 300_000);
 });
 
+describe.skipIf(!(suitePresent && suite3Present) && !suitesRequired())('the spec suites with every function in the JavaScript tier from its first call', () => {
+  it('2.0, and the 3.0 scripts the engine runs (legacy, extra and threads too): the same results as the interpreter', async () => {
+    expect(suitePresent && suite3Present, 'the suites are missing, and CI=true requires them').toBe(true);
+    const { runSuite } = await import('./spec/harness.js');
+    const { notRunReason, PROFILES } = await import('./spec/suites.js');
+    const eager = { jitThreshold: 0 };
+    const wasm2 = runSuite(PROFILES.wasm2, listSpecFiles(suiteDir), eager);
+    const profile = PROFILES.wasm3;
+    const wasm3 = runSuite(profile, listSpecFiles(suite3).filter((f) =>
+      profile.scriptFeatures(f.name).every((feature) => SUITE3_FEATURES_RUN.has(feature))
+      && notRunReason(profile, f.name) === null && !SUITE3_FAILING.has(f.name)), eager);
+    const others = [
+      runSuite(PROFILES['wasm3-extra'], listSpecFiles(join(suite3, 'extra')), eager),
+      runSuite(PROFILES.legacy, listSpecFiles(join(suite3, 'legacy')), eager),
+      runSuite(PROFILES.threads, listSpecFiles(join(suite3, 'proposals', 'threads')), eager),
+    ];
+    for (const s of [wasm2, wasm3, ...others]) {
+      expect(s.failed, `spec suite failures in the JavaScript tier:\n${await failureReport(s)}`).toBe(0);
+      expect(s.passed).toBeGreaterThan(0);
+    }
+    expect(wasm2.passed).toBe(52_799);
+  }, 300_000);
+});
+
 describe.skipIf(!suite3Present && !suitesRequired())('WebAssembly 3.0 core spec suite, the features the engine runs', () => {
   it('passes every command of the scripts that use no other features (and extra/)', async () => {
     expect(suite3Present, `the suite is missing at ${suite3}, and CI=true requires it`).toBe(true);

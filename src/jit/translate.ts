@@ -136,7 +136,9 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
   out.push('const s32 = ex.s32, f32 = ex.f32, f64 = ex.f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
   out.push('const instId = inst.id, fns = table.fns, mem = inst.memory;');
   out.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
-  out.push('let left = ex.jitLeft, blk = 0;');
+  // `calling`: a callee is running. If it throws, it has left the fuel in ex.jitLeft itself,
+  // and this frame's own `left` (from before the call) must not overwrite it.
+  out.push('let left = ex.jitLeft, blk = 0, calling = false;');
   out.push('switch (pc) {');
   for (const pc of entries) out.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
   out.push("default: throw new Error('internal error: no entry at ' + pc);");
@@ -193,7 +195,7 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
           `left -= ${num(code[pc + 3]!)};`,
           `enterFrame(s32, frames, fsp, table.functions, ${num(callee)}, cb, ${num(pc + 4)}, base, instId);`,
           `if (--left <= 0) { ex.pc = ${num(info[calleeAt + FuncInfo.Entry]!)}; ex.base = cb; ex.fsp = fsp + 3; return 2; }`,
-          `ex.jitLeft = left; const r = fn(ex, cb, ${num(info[calleeAt + FuncInfo.Entry]!)}, fsp + 3, n + 1); left = ex.jitLeft;`,
+          `ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(info[calleeAt + FuncInfo.Entry]!)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`,
           'if (r !== 0) return r;',
           'if (mem !== null) { view = mem.view; memLen = mem.size; } }',
         );
@@ -208,7 +210,7 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
           `enterFrame(s32, frames, fsp, table.functions, fi, cb, ${num(pc + 6)}, base, instId);`,
           `const calleeEntry = table.functions.info[fi * ${num(FUNC_INFO_STRIDE)}];`,
           'if (--left <= 0) { ex.pc = calleeEntry; ex.base = cb; ex.fsp = fsp + 3; return 2; }',
-          'ex.jitLeft = left; const r = fn(ex, cb, calleeEntry, fsp + 3, n + 1); left = ex.jitLeft;',
+          'ex.jitLeft = left; calling = true; const r = fn(ex, cb, calleeEntry, fsp + 3, n + 1); calling = false; left = ex.jitLeft;',
           'if (r !== 0) return r;',
           'if (mem !== null) { view = mem.view; memLen = mem.size; } }',
         );
@@ -227,6 +229,6 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
         throw new Error(`internal error: no translation for opcode ${op}`);
     }
   }
-  out.push("} throw new Error('internal error: ran past the end of a translated function'); } } finally { ex.jitLeft = left; }");
+  out.push("} throw new Error('internal error: ran past the end of a translated function'); } } finally { if (!calling) ex.jitLeft = left; }");
   return out.join('\n');
 }

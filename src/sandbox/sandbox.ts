@@ -17,6 +17,7 @@
 import { DecodeError, ValidationError } from '../interpreter/errors.js';
 import { ALL_FEATURES, compileModuleInSteps, type FeatureSet, WASMTIME_FEATURES } from '../interpreter/index.js';
 import { driveSteps } from './driver.js';
+import { HOT_THRESHOLD } from '../jit/policy.js';
 import type { ExternKind } from '../interpreter/types.js';
 import { HostAbi } from '../host/abi.js';
 import { GuestMemory } from '../host/memory.js';
@@ -139,7 +140,19 @@ export interface SandboxOptions {
    * engine (docs/determinism.md). Off by default, as in wasmtime.
    */
   readonly canonicalNaNs?: boolean;
+  /**
+   * Where guest code runs (docs/jit.md). `'auto'` (the default): in the interpreter, and a
+   * function that gets hot in the JavaScript tier — its code translated to JavaScript — from
+   * its next call or loop header on. `'interpreter'`: always in the interpreter (the same
+   * results, fuel and errors, only slower). `'eager'`: every function in the JavaScript tier
+   * from its first call (for tests). Where `new Function` is refused (a Content Security
+   * Policy), every choice runs in the interpreter.
+   */
+  readonly tier?: 'auto' | 'interpreter' | 'eager';
 }
+
+/** The store's jitThreshold for each SandboxOptions.tier. */
+const JIT_THRESHOLDS = { auto: HOT_THRESHOLD, interpreter: Infinity, eager: 0 } as const;
 
 export class Sandbox {
   /** The capabilities granted to every module this sandbox runs. */
@@ -148,6 +161,8 @@ export class Sandbox {
   readonly features: FeatureSet;
   /** SandboxOptions.canonicalNaNs. */
   readonly canonicalNaNs: boolean;
+  /** SandboxOptions.tier. */
+  readonly tier: 'auto' | 'interpreter' | 'eager';
 
   /** A sandbox granting `host` (nothing, by default). */
   constructor(host: HostAbi = HostAbi.denyAll(), options: SandboxOptions = {}) {
@@ -159,6 +174,9 @@ export class Sandbox {
     else if (features instanceof Set) this.features = new Set(features);
     else throw new TypeError("Sandbox: features must be 'all', 'wasmtime' or a Set of features");
     this.canonicalNaNs = options.canonicalNaNs === true;
+    const tier = options.tier ?? 'auto';
+    if (!Object.hasOwn(JIT_THRESHOLDS, tier)) throw new TypeError("Sandbox: tier must be 'auto', 'interpreter' or 'eager'");
+    this.tier = tier;
   }
 
   /** A sandbox that grants nothing: any import is a `DisallowedImport`. */
@@ -196,7 +214,7 @@ export class Sandbox {
     try {
       const lim = Limits.from(limits);
       const module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
-      const session = new Session(module, this.host, lim);
+      const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
       const { value, fuelConsumed } = await session.frame(async () => {
         await session.instantiate();
         return session.call(exportName, params);
@@ -215,7 +233,7 @@ export class Sandbox {
     try {
       const lim = Limits.from(limits);
       const module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
-      const session = new Session(module, this.host, lim);
+      const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
       await session.frame(() => session.instantiate());
       return new Instance(session);
     } catch (e) {

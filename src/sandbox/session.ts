@@ -53,6 +53,8 @@ export class Session implements HostBinding {
     readonly module: EngineModule,
     readonly host: HostAbi,
     readonly limits: Limits,
+    /** StoreOptions.jitThreshold: when functions move to the JavaScript tier. */
+    jitThreshold: number,
   ) {
     const ir = module.ir;
     const grants = ir.imports.map((imp) => {
@@ -77,6 +79,7 @@ export class Session implements HostBinding {
     refuseOverLimits(ir, limits);
 
     this.store = new Store(this.engine, {
+      jitThreshold,
       maxMemoryBytes: limits.memoryBytes,
       maxTableElements: limits.tableElements,
       maxMemories: limits.memories,

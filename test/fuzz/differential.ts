@@ -42,7 +42,7 @@
  */
 import { uleb } from '../helpers/hostile.js';
 import {
-  compileModule, type CompiledModule, FuncRef, type FuncType, type Instance, instantiate, invoke, invokeSync, LinkError,
+  compileModule, type CompiledModule, Engine, FuncRef, type FuncType, type Instance, instantiate, invoke, invokeSync, LinkError,
   MemoryInst, Store, TableInst, GlobalInst, Trap, TrapKind, WasmValue,
 } from '../../src/interpreter/index.js';
 import { EXTERNREF, F32, F64, FUNCREF, I32, I64, type Import, V128, type ValType, valTypeName } from '../../src/interpreter/types.js';
@@ -80,6 +80,8 @@ export interface DifferentialOptions {
    * exports, different behaviour), so that a test can check that differences are caught.
    */
   ourModuleForTesting?: Uint8Array;
+  /** Our store's StoreOptions.jitThreshold: 0 runs every function in the JavaScript tier, Infinity none (the default policy otherwise). */
+  jitThreshold?: number;
 }
 
 export type TrapClass =
@@ -151,6 +153,10 @@ export interface ModuleResult {
    * our engine saw them) and v128s (the same places).
    */
   seen: { nans: number; v128s: number };
+  /** Fuel our engine consumed in each step (instantiation, then each call), whatever the step ended with. */
+  ourFuel: number[];
+  /** How many of the module's functions our engine ran in the JavaScript tier. */
+  ourTranslated: number;
 }
 
 // ---- values ----------------------------------------------------------------------------------
@@ -612,8 +618,10 @@ const PIECE_SIZES = [1, 3, 4, 8, 13, 64, 1000, 4096, 1 << 20];
 
 class OurSide implements EngineSide<FuncRef> {
   ready = false;
-  readonly store = new Store();
+  readonly store: Store;
   readonly host: FuzzHost<FuncRef> = new FuzzHost(this);
+  /** Fuel consumed by each step, as ModuleResult.ourFuel. */
+  readonly fuelUsed: number[] = [];
   instance: Instance | null = null;
   /** Store function id → function index in this instance. */
   private readonly indexOfId = new Map<number, number>();
@@ -621,7 +629,8 @@ class OurSide implements EngineSide<FuncRef> {
   /** State of the xorshift generator that picks slice sizes in the sliced driver. */
   private sliceState: number;
 
-  constructor(readonly module: CompiledModule, private readonly fuel: number, private readonly driver: Driver, seed: number) {
+  constructor(readonly module: CompiledModule, private readonly fuel: number, private readonly driver: Driver, seed: number, jitThreshold?: number) {
+    this.store = new Store(new Engine(), jitThreshold === undefined ? {} : { jitThreshold });
     this.sliceState = (seed ^ 0x5bd1e995) | 1;
   }
 
@@ -665,6 +674,8 @@ class OurSide implements EngineSide<FuncRef> {
       return { kind: 'ok', values: [] };
     } catch (e) {
       return ourOutcomeOfError(e);
+    } finally {
+      this.fuelUsed.push(this.fuel - this.store.fuel);
     }
   }
 
@@ -765,6 +776,8 @@ class OurSide implements EngineSide<FuncRef> {
       return { kind: 'ok', values: results.map((v) => this.obs(v)) };
     } catch (e) {
       return ourOutcomeOfError(e);
+    } finally {
+      this.fuelUsed.push(this.fuel - this.store.fuel);
     }
   }
 
@@ -1200,7 +1213,7 @@ export function withMemoryExport(bytes: Uint8Array): Uint8Array {
 function emptyResult(status: ModuleResult['status'], skipReason?: string): ModuleResult {
   return {
     status, skipReason, steps: 0, calls: 0, hostCalls: 0, callOutcomes: { ok: 0, trap: 0, hostException: 0 },
-    divergences: [], nanDifferences: [], nanDerived: [], seen: { nans: 0, v128s: 0 },
+    divergences: [], nanDifferences: [], nanDerived: [], seen: { nans: 0, v128s: 0 }, ourFuel: [], ourTranslated: 0,
   };
 }
 
@@ -1292,10 +1305,12 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions, nodeBytes: Uin
 
   const result = emptyResult('compared');
   const cmp = new Comparison(nanBits);
-  const ours = new OurSide(module, fuel, options.driver ?? 'sync', options.driverSeed ?? 1);
+  const ours = new OurSide(module, fuel, options.driver ?? 'sync', options.driverSeed ?? 1, options.jitThreshold);
   const node = new NodeSide(nodeModule, module);
 
   const finish = (): ModuleResult => {
+    result.ourFuel = ours.fuelUsed;
+    result.ourTranslated = module.jit?.translated ?? 0;
     result.divergences = cmp.divergences;
     result.nanDifferences = cmp.nanDifferences;
     result.seen = cmp.seen;

@@ -1,0 +1,327 @@
+/**
+ * The JavaScript tier (src/jit): the same behaviour as the interpreter — results, traps, fuel
+ * on success and on failure, memory, the depth where the call stack runs out, pausing — and
+ * generated source made of templates and numbers only.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  compileModule, Engine, type FuncRef, instantiate, invoke, Store, Trap, TrapKind, WasmValue, type CompiledModule,
+} from '../src/interpreter/index.js';
+import { functionSource } from '../src/jit/translate.js';
+import { BRANCH_OPS, DATA_OPS } from '../src/jit/templates.generated.js';
+import { generate } from '../scripts/gen-jit-templates.js';
+import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
+import { DEFAULT_FUZZ_INPUT_SIZE, FUZZ_ENGINE_FEATURES, generateFuzzModule } from './fuzz/binaryen-gen.js';
+import { runDifferential } from './fuzz/differential.js';
+import { assemble } from './helpers/engine-oracle.js';
+import { uleb } from './helpers/hostile.js';
+
+const kernel = (name: string): Uint8Array => readFileSync(new URL(`../bench/kernels/${name}.wasm`, import.meta.url));
+const KERNELS: ReadonlyArray<[string, number]> = [
+  ['calls', 18], ['loops', 300], ['f64', 120], ['i64', 20], ['indirect', 5_000], ['bulk', 2_000], ['sha256', 3], ['lz77', 6_000],
+];
+
+interface Observed {
+  outcome: string;
+  fuel: number;
+  memory: string;
+}
+
+/** FNV-1a over a memory's bytes: enough to tell two memories apart. */
+function digest(bytes: Uint8Array): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return `${bytes.length}:${(h >>> 0).toString(16)}`;
+}
+
+/**
+ * Runs `run(n)` of a kernel with `fuel`, resumed in slices of `slice` fuel (the sandbox's way),
+ * and says how it ended, the fuel it consumed and what its memory holds.
+ */
+function runKernel(module: CompiledModule, n: number, jitThreshold: number, fuel: number, slice: number): Observed {
+  const store = new Store(new Engine(), { jitThreshold });
+  const inst = instantiate(store, module, () => undefined);
+  store.fuel = fuel;
+  let outcome: string;
+  try {
+    const ex = invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(n)]);
+    let status;
+    do {
+      ex.sliceFuel = slice;
+      status = ex.resume();
+    } while (status === 'paused');
+    outcome = ex.results.map(String).join(',');
+  } catch (e) {
+    outcome = e instanceof Trap ? `trap: ${e.message}` : `error: ${String(e)}`;
+  }
+  return { outcome, fuel: fuel - store.fuel, memory: inst.memory === null ? '' : digest(inst.memory.bytes.subarray(0, inst.memory.size)) };
+}
+
+describe('the JavaScript tier does what the interpreter does', () => {
+  it.each(KERNELS)('%s: result, fuel and memory equal, with every function translated, run at once or in slices', (name, n) => {
+    const module = compileModule(kernel(name));
+    const reference = runKernel(module, n, Infinity, 1e12, 1e9);
+    expect(reference.outcome).not.toMatch(/trap|error/);
+    for (const slice of [1e9, 997, 13]) expect(runKernel(module, n, 0, 1e12, slice)).toEqual(reference);
+    expect(module.jit!.translated).toBeGreaterThan(0);
+  });
+
+  it.each(KERNELS)('%s: run out of fuel at the same point, memory as the interpreter left it', (name, n) => {
+    const module = compileModule(kernel(name));
+    const total = runKernel(module, n, Infinity, 1e12, 1e9).fuel;
+    for (const fraction of [0.001, 0.37, 0.9]) {
+      const budget = Math.max(2, Math.floor(total * fraction));
+      const interpreted = runKernel(module, n, Infinity, budget, 1e9);
+      expect(interpreted.outcome).toBe('trap: wasm trap: all fuel consumed by WebAssembly');
+      expect(runKernel(module, n, 0, budget, 1e9)).toEqual(interpreted);
+      expect(runKernel(module, n, 0, budget, 101)).toEqual(interpreted);
+    }
+  });
+
+  it('the call stack runs out at the same depth, as a trap, never a JavaScript RangeError', async () => {
+    const module = compileModule(await assemble(`(module
+      (global $depth (mut i32) (i32.const 0))
+      (func $down (export "down") (param i32) (result i32)
+        (global.set $depth (i32.add (global.get $depth) (i32.const 1)))
+        (if (result i32) (i32.eqz (local.get 0)) (then (i32.const 0))
+          (else (i32.add (call $down (i32.sub (local.get 0) (i32.const 1))) (i32.const 1)))))
+      (func (export "depth") (result i32) (global.get $depth)))`));
+    const depthAt = (jitThreshold: number, n: number): [string, number] => {
+      const store = new Store(new Engine(), { jitThreshold });
+      const inst = instantiate(store, module, () => undefined);
+      store.fuel = 1e12;
+      let outcome = 'ok';
+      try {
+        const ex = invoke(store, inst.exports.get('down') as FuncRef, [WasmValue.i32(n)]);
+        while (ex.resume() === 'paused');
+        outcome = `ok ${String(ex.results[0])}`;
+      } catch (e) {
+        outcome = e instanceof Trap ? e.kind : `not a trap: ${String(e)}`;
+      }
+      return [outcome, inst.globals[0]!.value.asI32];
+    };
+    const interpreted = depthAt(Infinity, 1_000_000);
+    expect(interpreted[0]).toBe(TrapKind.StackOverflow);
+    expect(depthAt(0, 1_000_000)).toEqual(interpreted);
+    expect(depthAt(0, 5_000)).toEqual(depthAt(Infinity, 5_000));
+  });
+
+  it('a trap in a translated callee leaves the fuel where the callee had it, not where its caller had it (found by the fuzzer)', async () => {
+    const module = compileModule(await assemble(`(module (memory 1)
+      (func $inner (param i32) (result i32)
+        (loop $l (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+        (i32.load (i32.const 70000)))
+      (func (export "run") (param i32) (result i32)
+        (i32.add (call $inner (local.get 0)) (i32.const 1))))`));
+    const interpreted = runKernel(module, 50, Infinity, 1e9, 1e9);
+    expect(interpreted.outcome).toBe('trap: wasm trap: out of bounds memory access');
+    // The first run translates both functions (the callee when the interpreter makes its call);
+    // the second calls one translated function from the other.
+    expect(runKernel(module, 50, 0, 1e9, 1e9)).toEqual(interpreted);
+    expect(runKernel(module, 50, 0, 1e9, 1e9)).toEqual(interpreted);
+  });
+
+  it('memory.grow inside translated code: the bytes past the old end are reachable at once', async () => {
+    const module = compileModule(await assemble(`(module (memory 1)
+      (func (export "run") (param i32) (result i32) (local i32)
+        (loop $l
+          (drop (memory.grow (i32.const 1)))
+          (i32.store (i32.mul (memory.size) (i32.const 65532)) (local.get 1))
+          (local.set 1 (i32.add (local.get 1) (i32.load (i32.mul (memory.size) (i32.const 65532)))))
+          (br_if $l (i32.lt_u (local.tee 0 (i32.sub (local.get 0) (i32.const 1))) (i32.const 100))))
+        (local.get 1)))`));
+    const reference = runKernel(module, 20, Infinity, 1e9, 1e9);
+    expect(runKernel(module, 20, 0, 1e9, 1e9)).toEqual(reference);
+    expect(runKernel(module, 20, 0, 1e9, 7)).toEqual(reference);
+  });
+});
+
+describe('the JavaScript tier through the sandbox', () => {
+  const spin = '(module (func (export "run") (loop $l (br $l))))';
+
+  it('a spinning guest in translated code still ends at its deadline', async () => {
+    const sandbox = new Sandbox(HostAbi.denyAll(), { tier: 'eager' });
+    const started = performance.now();
+    const e = await sandbox.run(spin, 'run', [], new Limits({ fuel: 1e15, timeoutMs: 50 })).catch((x: unknown) => x);
+    const elapsed = performance.now() - started;
+    expect(e).toBeInstanceOf(SandboxError);
+    expect((e as SandboxError).kind).toBe('Timeout');
+    expect(elapsed).toBeGreaterThanOrEqual(49);
+    expect(elapsed).toBeLessThan(50 + 250); // generous: timing is the fences tests' job
+  });
+
+  it('host calls, sync and async, from translated code give what the interpreter gives', async () => {
+    const guest = `(module (import "host" "log" (func $log (param i32 i32)))
+      (import "host" "random" (func $random (result i64)))
+      (import "env" "later" (func $later (param i32) (result i32)))
+      (memory (export "memory") 1) (data (i32.const 0) "tick")
+      (func (export "run") (param i32) (result i64) (local i64)
+        (loop $l
+          (call $log (i32.const 0) (i32.const 4))
+          (local.set 1 (i64.add (local.get 1) (call $random)))
+          (local.set 1 (i64.add (local.get 1) (i64.extend_i32_u (call $later (local.get 0)))))
+          (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+        (local.get 1)))`;
+    const outputs: Array<{ value: string; fuel: number; lines: number }> = [];
+    for (const tier of ['interpreter', 'eager', 'auto'] as const) {
+      const { host, logs } = HostAbi.denyAll().allowLog();
+      const granted = host.allowRandom(7n).allowFunction('env', 'later', { params: ['i32'], results: ['i32'] }, async ([x]) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return [(x as number) * 3];
+      });
+      const sandbox = new Sandbox(granted, { tier });
+      const out = await sandbox.run(guest, 'run', [Value.i32(1500)], new Limits({ fuel: 1e9 }));
+      outputs.push({ value: out.values.map(String).join(), fuel: out.fuelConsumed, lines: logs.lines.length });
+    }
+    expect(outputs[0]!.lines).toBe(1500);
+    expect(outputs[1]).toEqual(outputs[0]);
+    expect(outputs[2]).toEqual(outputs[0]);
+  });
+
+  it("a Sandbox's tier is 'auto', 'interpreter' or 'eager'", async () => {
+    for (const tier of ['auto', 'interpreter', 'eager'] as const) {
+      const sandbox = new Sandbox(HostAbi.denyAll(), { tier });
+      expect(sandbox.tier).toBe(tier);
+      const out = await sandbox.run('(module (func (export "f") (result i32) (i32.const 7)))', 'f', [], {});
+      expect(out.values.map(String)).toEqual(['I32(7)']);
+    }
+    expect(new Sandbox().tier).toBe('auto');
+    expect(() => new Sandbox(HostAbi.denyAll(), { tier: 'fast' as 'auto' })).toThrow(TypeError);
+  });
+
+  it('where code generation from strings is refused (a CSP), everything runs in the interpreter', () => {
+    const script = `
+      import { Sandbox, HostAbi, Value } from './src/index.ts';
+      import { jitSupported } from './src/jit/policy.ts';
+      const sandbox = new Sandbox(HostAbi.denyAll(), { tier: 'eager' });
+      const out = await sandbox.run('(module (func (export "f") (param i32) (result i32) (local i32) (loop $l (local.set 1 (i32.add (local.get 1) (local.get 0))) (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1))))) (local.get 1)))', 'f', [Value.i32(100)], {});
+      console.log(JSON.stringify({ supported: jitSupported(), result: String(out.values[0]), fuel: out.fuelConsumed }));`;
+    const out = execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: new URL('..', import.meta.url), encoding: 'utf8',
+    });
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual({ supported: false, result: 'I32(5050)', fuel: expect.any(Number) });
+  });
+});
+
+describe('differential fuzzing of the tier', () => {
+  it('Binaryen modules: every function translated agrees with Node, and with the interpreter fuel for fuel', () => {
+    let translated = 0;
+    let calls = 0;
+    const mismatches: unknown[] = [];
+    for (let seed = 7100; seed < 7124; seed++) {
+      const bytes = generateFuzzModule(seed, DEFAULT_FUZZ_INPUT_SIZE, (['none', 'O2', 'fuzz-passes'] as const)[seed % 3]!);
+      const driver = seed % 2 === 0 ? 'sync' : 'sliced';
+      const interpreted = runDifferential(bytes, { jitThreshold: Infinity, driver, driverSeed: seed, triageNan: false });
+      const eager = runDifferential(bytes, { jitThreshold: 0, driver, driverSeed: seed, triageNan: false });
+      if (eager.divergences.length > 0) mismatches.push({ seed, against: 'node', first: eager.divergences[0] });
+      if (JSON.stringify(eager.ourFuel) !== JSON.stringify(interpreted.ourFuel) || eager.hostCalls !== interpreted.hostCalls) {
+        mismatches.push({ seed, against: 'interpreter', fuel: [interpreted.ourFuel, eager.ourFuel], hostCalls: [interpreted.hostCalls, eager.hostCalls] });
+      }
+      translated += eager.ourTranslated;
+      calls += eager.calls;
+    }
+    expect(mismatches).toEqual([]);
+    expect(translated).toBeGreaterThan(100);
+    expect(calls).toBeGreaterThan(200);
+  }, 120_000);
+});
+
+describe('the generated source: templates and numbers, nothing of the module', () => {
+  /** Every name the translator's own text and the templates may use. */
+  function vocabulary(): Set<string> {
+    const words = new Set<string>();
+    const text = [...DATA_OPS.values()].map((d) => d.body).concat([...BRANCH_OPS.values()].map((b) => b.cond)).join(' ');
+    for (const w of text.match(/[A-Za-z_$][\w$]*/g) ?? []) words.add(w);
+    // The translator's own: src/jit/translate.ts. A new name there must be added here, on purpose.
+    for (const w of `const let if else switch case default break continue return throw new for try finally
+      ex base pc fsp n s32 f32 f64 frames inst store instId fns table mem view memLen left blk EMPTY_VIEW
+      jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
+      calling true false
+      indirectCallee enterFrame functions info funcs index instance undefined length id memory size code
+      i`.split(/\s+/)) words.add(w);
+    return words;
+  }
+  const STRINGS = new Set(["'internal error: no entry at '", "'internal error: ran past the end of a translated function'"]);
+
+  function checkSource(source: string, words: Set<string>): string[] {
+    const problems: string[] = [];
+    const tokens = source.match(/'[^']*'|"[^"]*"|`[^`]*`|[A-Za-z_$][\w$]*|\d+(\.\d+)?|\S/g) ?? [];
+    for (const t of tokens) {
+      if (/^['"`]/.test(t)) {
+        if (!STRINGS.has(t)) problems.push(`string ${t}`);
+      } else if (/^[A-Za-z_$]/.test(t)) {
+        if (!words.has(t)) problems.push(`name ${t}`);
+      } else if (!/^\d+(\.\d+)?$/.test(t) && !/^[-+*/%&|^~!<>=?:;,.(){}[\]]$/.test(t)) problems.push(`token ${t}`);
+    }
+    return problems;
+  }
+
+  it('the templates are the ones the interpreter\'s source gives now (scripts/gen-jit-templates.ts)', () => {
+    expect(readFileSync(new URL('../src/jit/templates.generated.ts', import.meta.url), 'utf8')).toBe(generate());
+    expect(DATA_OPS.size).toBeGreaterThan(150);
+  });
+
+  it('every translated function of the kernels and of fuzzed modules uses only the vocabulary, numbers and two fixed strings', () => {
+    const words = vocabulary();
+    const modules = KERNELS.map(([name]) => compileModule(kernel(name)));
+    for (let seed = 7200; seed < 7210; seed++) modules.push(compileModule(generateFuzzModule(seed), FUZZ_ENGINE_FEATURES));
+    let functions = 0;
+    const problems: string[] = [];
+    for (const m of modules) {
+      for (let i = m.numImportedFuncs; i < m.funcTypes.length; i++) {
+        const source = functionSource(m.functions, i);
+        if (source === null) continue;
+        functions++;
+        problems.push(...checkSource(source, words).map((p) => `function ${i}: ${p}`));
+      }
+    }
+    expect(problems.slice(0, 20)).toEqual([]);
+    expect(functions).toBeGreaterThan(100);
+  });
+
+  it('names, export names and custom sections never reach it: a module dressed in hostile text translates byte for byte as its plain twin', async () => {
+    const hostile = "*/ }); globalThis.pwned = 1; (function(){ //";
+    const body = (exportName: string) => `(module (memory 1)
+      (func (export ${JSON.stringify(exportName)}) (param i32) (result i32) (local i32)
+        (loop $l (local.set 1 (i32.add (local.get 1) (i32.load (local.get 0))))
+          (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 4)))))
+        (local.get 1)))`;
+    const plain = await assemble(body('f'));
+    const dressed = withCustomSections(await assemble(body(hostile)), [
+      ['name', nameSection(0, hostile)],
+      [hostile, new TextEncoder().encode(`${hostile}\n'"\`\${process.exit(1)}`)],
+    ]);
+    const a = compileModule(plain);
+    const b = compileModule(dressed);
+    expect(b.ir.exports[0]!.name).toBe(hostile);
+    expect(functionSource(b.functions, 0)).toBe(functionSource(a.functions, 0));
+    // And it runs: the hostile text did not end up as code.
+    const store = new Store(new Engine(), { jitThreshold: 0 });
+    const inst = instantiate(store, b, () => undefined);
+    store.fuel = 1e9;
+    const ex = invoke(store, inst.exports.get(hostile) as FuncRef, [WasmValue.i32(64)]);
+    while (ex.resume() === 'paused');
+    expect(String(ex.results[0])).toBe('i32:0');
+    expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
+  });
+});
+
+/** A name section naming function `index` `name`. */
+function nameSection(index: number, name: string): Uint8Array {
+  const text = new TextEncoder().encode(name);
+  const entries = [...uleb(1), ...uleb(index), ...uleb(text.length), ...text];
+  return new Uint8Array([1, ...uleb(entries.length), ...entries]);
+}
+
+/** `bytes` with custom sections appended. */
+function withCustomSections(bytes: Uint8Array, sections: ReadonlyArray<[string, Uint8Array]>): Uint8Array {
+  const parts: number[] = [...bytes];
+  for (const [name, payload] of sections) {
+    const n = new TextEncoder().encode(name);
+    const content = [...uleb(n.length), ...n, ...payload];
+    parts.push(0, ...uleb(content.length), ...content);
+  }
+  return new Uint8Array(parts);
+}
