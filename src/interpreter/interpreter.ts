@@ -314,10 +314,16 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           continue;
         }
         case 0x0e: /* Select */ {
+          // Each operand addressed as it is written (no address computed from the condition),
+          // so that the JavaScript tier can keep these words in variables (src/jit/translate.ts).
           const d = base + code[pc + 1]!;
-          const src = base + (s32[base + code[pc + 2]!] !== 0 ? code[pc + 3]! : code[pc + 4]!);
-          s32[d] = s32[src]!;
-          s32[d + 1] = s32[src + 1]!;
+          if (s32[base + code[pc + 2]!] !== 0) {
+            s32[d] = s32[base + code[pc + 3]!]!;
+            s32[d + 1] = s32[base + code[pc + 3]! + 1]!;
+          } else {
+            s32[d] = s32[base + code[pc + 4]!]!;
+            s32[d + 1] = s32[base + code[pc + 4]! + 1]!;
+          }
           pc += 5;
           continue;
         }

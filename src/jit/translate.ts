@@ -89,12 +89,122 @@ function targetsAt(code: Int32Array, pc: number): number[] {
   return [];
 }
 
-/** A template with its operands put in: `code[pc + K]` becomes operand K, `code[pc]` the opcode. */
+/**
+ * Readies the frame of a call to `callee` at `cb`, as the dispatch loop's call does: locals
+ * zeroed, constant slots written — with the numbers in place, the callee being known.
+ */
+function frameSetup(fns: CompiledFunctions, callee: number): string {
+  const at = callee * FUNC_INFO_STRIDE;
+  const parts: string[] = [];
+  const from = fns.info[at + FuncInfo.ParamsEnd]!;
+  const to = fns.info[at + FuncInfo.LocalsEnd]!;
+  if (to - from <= 16) for (let w = from; w < to; w++) parts.push(`S32[cb + ${num(w)}] = 0;`);
+  else parts.push(`S32.fill(0, cb + ${num(from)}, cb + ${num(to)});`);
+  const pool = fns.constants;
+  for (let c = fns.info[at + FuncInfo.ConstsStart]!, e = fns.info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) {
+    parts.push(`S32[cb + ${num(pool[c]!)}] = ${num(pool[c + 1]!)}; S32[cb + ${num(pool[c]! + 1)}] = ${num(pool[c + 2]!)};`);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * A template with its operands put in — `code[pc + K]` becomes operand K, `code[pc]` the
+ * opcode — and its frame addresses folded to `base + K`.
+ */
 function fill(template: string, code: Int32Array, pc: number): string {
-  return template
+  let text = template
     .replace(/code\[pc \+ (\d+)\]/g, (_, k: string) => num(code[pc + Number(k)]!))
     .replace(/code\[pc\]/g, () => num(code[pc]!));
+  for (;;) {
+    const folded = text
+      .replace(/\(base \+ (\d+)\) \+ (\d+)/g, (_, k: string, j: string) => `base + ${num(Number(k) + Number(j))}`)
+      .replace(/base \+ (\d+) \+ (\d+)(?![\d\]]*\s*[*/])/g, (_, k: string, j: string) => `base + ${num(Number(k) + Number(j))}`)
+      .replace(/\(base \+ (\d+)\)/g, (_, k: string) => `base + ${k}`);
+    if (folded === text) return text;
+    text = folded;
+  }
 }
+
+/**
+ * Frame words in JavaScript variables. A word that the function reads and writes only as an
+ * int32 (`s32[base + K]`, never through the f32 or f64 view) lives in a variable `wK` from
+ * entry to exit: loaded at entry, stored back wherever the interpreter or a callee must see
+ * it — at every exit (the interpreter reads the whole frame), before a call (the arguments)
+ * and around a statement that hands its address to a helper (`N.i64Mul(s32, base + K, ...)`).
+ * After a call, the words from the call's argument base up (its results) are loaded again.
+ * A function with a frame access of any other shape keeps every word in the array.
+ */
+class WordPromotion {
+  readonly words: number[];
+  private readonly promoted: Set<number>;
+
+  constructor(lines: readonly string[]) {
+    const typed = new Set<number>();
+    const other = new Set<number>();
+    let dynamic = false;
+    for (const line of lines) {
+      for (const m of line.matchAll(/\bs32\[base \+ (\d+)\]/g)) typed.add(Number(m[1]));
+      for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) other.add(Number(m[1]));
+      for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) {
+        other.add(Number(m[1]));
+        other.add(Number(m[1]) + 1);
+      }
+      // Any other view access, or an index that is not `base + K`: no promotion in this function.
+      const rest = line.replace(/\b[sf](32|64)\[base \+ \d+( >> 1)?\]/g, '');
+      if (/\b(s32|f32|f64)\[/.test(rest)) dynamic = true;
+    }
+    this.promoted = new Set(dynamic ? [] : [...typed].filter((w) => !other.has(w)));
+    this.words = [...this.promoted].sort((a, b) => a - b);
+  }
+
+  /** `line` with promoted words as variables, and spilled and reloaded around address escapes. */
+  rewrite(line: string): string {
+    if (this.promoted.size === 0) return line;
+    const escaped = new Set<number>();
+    // Addresses outside an access (S32[...] is the array itself, on purpose: the marker passes' own).
+    const bare = line.replace(/\b[sfS](32|64)\[base \+ \d+( >> 1)?\]/g, '');
+    for (const m of bare.matchAll(/\bbase \+ (\d+)/g)) {
+      // A helper may read or write the 64-bit slot at the address.
+      for (const w of [Number(m[1]), Number(m[1]) + 1]) if (this.promoted.has(w)) escaped.add(w);
+    }
+    const body = line.replace(/\bs32\[base \+ (\d+)\]/g, (all, k: string) => (this.promoted.has(Number(k)) ? `w${k}` : all));
+    if (escaped.size === 0) return body;
+    const list = [...escaped];
+    return `${this.store(list)} ${body} ${this.load(list)}`;
+  }
+
+  declarations(): string {
+    return this.words.length === 0 ? '' : `let ${this.words.map((w) => `w${num(w)} = 0`).join(', ')};`;
+  }
+
+  /** Loads of the promoted words among `words` (at an entry: what is live there). */
+  loadOnly(words: Iterable<number>): string {
+    return this.load([...words].filter((w) => this.promoted.has(w)).sort((a, b) => a - b));
+  }
+
+  store(words: readonly number[] = this.words): string {
+    return words.map((w) => `S32[base + ${num(w)}] = w${num(w)};`).join(' ');
+  }
+
+  /** Stores of every promoted word under the `below` variable's value (the leaving block's). */
+  storeBelow(): string {
+    return this.words.map((w) => `if (below > ${num(w)}) S32[base + ${num(w)}] = w${num(w)};`).join(' ');
+  }
+
+  load(words: readonly number[] = this.words): string {
+    return words.map((w) => `w${num(w)} = S32[base + ${num(w)}];`).join(' ');
+  }
+
+  /** Promoted words at `from` and above (a call's arguments and results). */
+  from(from: number): number[] {
+    return this.words.filter((w) => w >= from);
+  }
+}
+
+/** Markers the first pass leaves for the second (WordPromotion): where to store and load which words. */
+const STORE_ALL = '@storeAll;';
+const storeFrom = (word: number): string => `@storeFrom ${num(word)};`;
+const loadFrom = (word: number): string => `@loadFrom ${num(word)};`;
 
 /**
  * The body of the JavaScript function for function `index` (the factory in tier.ts wraps it),
@@ -129,90 +239,85 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
   const blockOf = new Map<number, number>();
   [...leaders].sort((a, b) => a - b).forEach((pc, i) => blockOf.set(pc, i));
   const block = (pc: number): string => num(blockOf.get(pc)!);
-  const exit = (pc: number): string => `{ ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; return 1; }`;
+  // Every way out goes through one block that stores the promoted words and returns `answer`.
+  const leave = num(leaders.size);
+  const exit = (pc: number): string => `{ ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; answer = 1; blk = ${leave}; continue; }`;
 
-  // Pass 2: the code.
-  const out: string[] = [];
-  out.push('const s32 = ex.s32, f32 = ex.f32, f64 = ex.f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
-  out.push('const instId = inst.id, fns = table.fns, mem = inst.memory;');
-  out.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
-  // `calling`: a callee is running. If it throws, it has left the fuel in ex.jitLeft itself,
-  // and this frame's own `left` (from before the call) must not overwrite it.
-  out.push('let left = ex.jitLeft, blk = 0, calling = false;');
-  out.push('switch (pc) {');
-  for (const pc of entries) out.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
-  out.push("default: throw new Error('internal error: no entry at ' + pc);");
-  out.push('}');
-  out.push('try { for (;;) { switch (blk) {');
+  // Pass 2: the code, one instruction per line, frame words as `s32[base + K]`.
+  const lines: string[] = [];
   for (const pc of starts) {
-    if (leaders.has(pc)) out.push(`case ${block(pc)}:`);
+    if (leaders.has(pc)) lines.push(`case ${block(pc)}:`);
     const op = code[pc]!;
     const data = DATA_OPS.get(op);
     if (data !== undefined) {
-      out.push(`{ ${fill(data.body, code, pc)} }`);
+      lines.push(`{ ${fill(data.body, code, pc)} }`);
       continue;
     }
     const branch = BRANCH_OPS.get(op);
     if (branch !== undefined) {
-      out.push(`left -= ${num(code[pc + branch.fuel]!)}; if (${fill(branch.cond, code, pc)}) { blk = ${block(code[pc + branch.target]!)}; continue; }`);
+      lines.push(`left -= ${num(code[pc + branch.fuel]!)}; if (${fill(branch.cond, code, pc)}) { blk = ${block(code[pc + branch.target]!)}; continue; }`);
       continue;
     }
     if (EXIT_SIZES.has(op)) {
-      out.push(exit(pc));
+      lines.push(exit(pc));
       continue;
     }
     if (BULK_SIZES.has(op)) {
-      out.push(`{ const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, s32, base); if (ex.meter.due) { ex.pc = next; ex.base = base; ex.fsp = fsp; return 3; } }`);
+      // Its operands are read from the array by bulkOperation: every word stored first.
+      lines.push(`${STORE_ALL} { const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, S32, base); if (ex.meter.due) { ex.pc = next; ex.base = base; ex.fsp = fsp; answer = 3; blk = ${leave}; continue; } } @loadAll;`);
       continue;
     }
     switch (op) {
       case Op.Unreachable:
-        out.push('throw new Trap(TrapKind.Unreachable);');
+        lines.push('throw new Trap(TrapKind.Unreachable);');
         break;
       case Op.Jump:
-        out.push(`left -= ${num(code[pc + 2]!)}; blk = ${block(code[pc + 1]!)}; continue;`);
+        lines.push(`left -= ${num(code[pc + 2]!)}; blk = ${block(code[pc + 1]!)}; continue;`);
         break;
       case Op.BranchTable: {
         const count = code[pc + 3]!;
         const cases: string[] = [];
         for (let k = 0; k < count; k++) cases.push(`case ${num(k)}: blk = ${block(code[pc + 4 + k]!)}; continue;`);
-        out.push(`{ left -= ${num(code[pc + 2]!)}; switch (s32[base + ${num(code[pc + 1]!)}] >>> 0) { ${cases.join(' ')} default: blk = ${block(code[pc + 4 + count]!)}; continue; } }`);
+        lines.push(`{ left -= ${num(code[pc + 2]!)}; switch (s32[base + ${num(code[pc + 1]!)}] >>> 0) { ${cases.join(' ')} default: blk = ${block(code[pc + 4 + count]!)}; continue; } }`);
         break;
       }
       case Op.Fuel:
-        out.push(`left -= ${num(code[pc + 1]!)};`);
+        lines.push(`left -= ${num(code[pc + 1]!)};`);
         break;
       case Op.Loop:
         // The check point: with the slice spent, the interpreter takes it from here.
-        out.push(`if (left <= 0) ${exit(pc)}`);
+        lines.push(`if (left <= 0) ${exit(pc)}`);
         break;
       case Op.Call: {
         const callee = code[pc + 1]!;
+        const argBase = code[pc + 2]!;
         const calleeAt = callee * FUNC_INFO_STRIDE;
-        out.push(
-          `{ const fn = fns[${num(callee)}], cb = base + ${num(code[pc + 2]!)};`,
-          `if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > s32.length || fsp === frames.length) ${exit(pc)}`,
-          `left -= ${num(code[pc + 3]!)};`,
-          `enterFrame(s32, frames, fsp, table.functions, ${num(callee)}, cb, ${num(pc + 4)}, base, instId);`,
-          `if (--left <= 0) { ex.pc = ${num(info[calleeAt + FuncInfo.Entry]!)}; ex.base = cb; ex.fsp = fsp + 3; return 2; }`,
-          `ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(info[calleeAt + FuncInfo.Entry]!)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`,
-          'if (r !== 0) return r;',
-          'if (mem !== null) { view = mem.view; memLen = mem.size; } }',
+        const calleeEntry = num(info[calleeAt + FuncInfo.Entry]!);
+        lines.push(
+          `{ const fn = fns[${num(callee)}], cb = base + ${num(argBase)};`
+          + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
+          + ` left -= ${num(code[pc + 3]!)}; ${storeFrom(argBase)}`
+          + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId; ${frameSetup(fns, callee)}`
+          + ` if (--left <= 0) { ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${calleeEntry}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
+          + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
         );
         break;
       }
       case Op.CallIndirect: {
         const fuel = num(code[pc + 5]!);
-        out.push(
-          `{ left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`,
-          `const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = base + ${num(code[pc + 3]!)};`,
-          `if (fn == null || n >= ${num(MAX_NESTING)} || cb + table.functions.info[fi * ${num(FUNC_INFO_STRIDE)} + ${num(FuncInfo.FastFrameEnd)}] > s32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`,
-          `enterFrame(s32, frames, fsp, table.functions, fi, cb, ${num(pc + 6)}, base, instId);`,
-          `const calleeEntry = table.functions.info[fi * ${num(FUNC_INFO_STRIDE)}];`,
-          'if (--left <= 0) { ex.pc = calleeEntry; ex.base = cb; ex.fsp = fsp + 3; return 2; }',
-          'ex.jitLeft = left; calling = true; const r = fn(ex, cb, calleeEntry, fsp + 3, n + 1); calling = false; left = ex.jitLeft;',
-          'if (r !== 0) return r;',
-          'if (mem !== null) { view = mem.view; memLen = mem.size; } }',
+        const argBase = code[pc + 3]!;
+        lines.push(
+          `{ left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
+          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = base + ${num(argBase)};`
+          + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + table.functions.info[fi * ${num(FUNC_INFO_STRIDE)} + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
+          + ` ${storeFrom(argBase)} enterFrame(S32, frames, fsp, table.functions, fi, cb, ${num(pc + 6)}, base, instId);`
+          + ` const calleeEntry = table.functions.info[fi * ${num(FUNC_INFO_STRIDE)}];`
+          + ` if (--left <= 0) { ex.pc = calleeEntry; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ' ex.jitLeft = left; calling = true; const r = fn(ex, cb, calleeEntry, fsp + 3, n + 1); calling = false; left = ex.jitLeft;'
+          + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
         );
         break;
       }
@@ -221,14 +326,50 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
         const src = code[pc + 1]!;
         const words = code[pc + 2]!;
         const moves: string[] = [];
-        for (let w = 0; w < words; w++) moves.push(`s32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
-        out.push(`if (n === 0) ${exit(pc)} left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return 0;`);
+        for (let w = 0; w < words; w++) moves.push(`S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
+        lines.push(`if (n === 0) ${exit(pc)} left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return 0;`);
         break;
       }
       default:
         throw new Error(`internal error: no translation for opcode ${op}`);
     }
   }
+
+  // Pass 3: frame words into variables, and the markers into stores and loads.
+  const words = new WordPromotion(lines);
+  const out: string[] = [];
+  out.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
+  out.push('const instId = inst.id, fns = table.fns, mem = inst.memory;');
+  out.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
+  // `calling`: a callee is running. If it throws, it has left the fuel in ex.jitLeft itself,
+  // and this frame's own `left` (from before the call) must not overwrite it.
+  // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
+  // below its base are this frame's to store; the callee's own are in the array already.
+  out.push('let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false;');
+  out.push(words.declarations());
+  // At the function's entry only its parameters and constant slots hold anything (locals are
+  // zero, like the variables); at a loop header, any word may.
+  const atEntry: number[] = [];
+  for (let w = 0; w < info[at + FuncInfo.ParamsEnd]!; w++) atEntry.push(w);
+  for (let c = info[at + FuncInfo.ConstsStart]!, e = info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) atEntry.push(fns.constants[c]!, fns.constants[c]! + 1);
+  out.push('switch (pc) {');
+  // (When the body starts with a loop, its header is the entry too: the interpreter may enter
+  // there after a pause, with any word live.)
+  out.push(`case ${num(entry)}: blk = ${block(entry)}; ${code[entry] === Op.Loop ? words.load() : words.loadOnly(atEntry)} break;`);
+  for (const pc of entries) if (pc !== entry) out.push(`case ${num(pc)}: blk = ${block(pc)}; ${words.load()} break;`);
+  out.push("default: throw new Error('internal error: no entry at ' + pc);");
+  out.push('}');
+  out.push('try { for (;;) { switch (blk) {');
+  for (const line of lines) {
+    out.push(
+      words.rewrite(line)
+        .replace(STORE_ALL, words.store())
+        .replace('@loadAll;', words.load())
+        .replace(/@storeFrom (\d+);/, (_, w: string) => words.store(words.from(Number(w))))
+        .replace(/@loadFrom (\d+);/, (_, w: string) => words.load(words.from(Number(w)))),
+    );
+  }
+  out.push(`case ${leave}: ${words.storeBelow()} return answer;`);
   out.push("} throw new Error('internal error: ran past the end of a translated function'); } } finally { if (!calling) ex.jitLeft = left; }");
   return out.join('\n');
 }
