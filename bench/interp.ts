@@ -74,7 +74,11 @@ function errorText(e: unknown): string {
   return String(e);
 }
 
-export async function loadInterpreter(): Promise<{ interp: Interpreter } | { error: string }> {
+/**
+ * The sandbox, with `tier` as its SandboxOptions.tier when given ('interpreter' runs guests in
+ * the interpreter only; the default lets hot functions move to the JavaScript tier).
+ */
+export async function loadInterpreter(tier?: string): Promise<{ interp: Interpreter } | { error: string }> {
   const override = process.env['BENCH_SANDBOX_MODULE'];
   const specifier = override
     ? override.startsWith('file:') ? override : pathToFileURL(override).href
@@ -93,7 +97,7 @@ export async function loadInterpreter(): Promise<{ interp: Interpreter } | { err
 
   let sandbox: SandboxLike;
   try {
-    sandbox = new SandboxCls();
+    sandbox = tier === undefined ? new SandboxCls() : new SandboxCls(undefined, { tier });
   } catch (e) {
     return { error: `new Sandbox() failed: ${errorText(e)}` };
   }

@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: CPU kernels in our interpreter (through the sandbox's public API, with
- * fuel and deadline on) and in Node's built-in WebAssembly on the same bytes, in one process.
+ * `npm run bench`: CPU kernels in our engine (through the sandbox's public API, with fuel and
+ * deadline on) — the interpreter alone and with the JavaScript tier on — and in Node's built-in
+ * WebAssembly on the same bytes, in one process; then each kernel's first run in a fresh process.
  * Then metering overhead, compile speed, start-up, responsiveness, deadline precision and the
  * CLI's cold start, each next to its target.
  *
@@ -8,6 +9,7 @@
  *
  * See bench/README.md.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +62,8 @@ const ALL_KERNELS = [...KERNELS, ...SIMD_KERNELS];
 
 const TARGETS = {
   geomeanRatio: 20, // interpreter/native, at most
+  tierGeomeanRatio: 5, // JavaScript tier/native after warm-up, at most
+  firstRunRatio: 15, // JavaScript tier's first run in a fresh process / native's, per kernel, at most
   meteringOverhead: 0.1, // fuel + deadline on vs off, at most
   eventLoopGapMs: 10, // at most
   deadlineMedianMs: 5, // overshoot, at most
@@ -100,6 +104,8 @@ const simdKernels = NO_SIMD ? [] : only ? SIMD_KERNELS.filter((k) => only.includ
 const INTERP_TOTAL_BUDGET_MS = QUICK ? 40_000 : 180_000;
 const INTERP_KERNEL_BUDGET_MS = QUICK ? 4_000 : 12_000;
 const INTERP_MAX_PAIRS = QUICK ? 2 : 5;
+/** Runs of a kernel with the JavaScript tier on before its measured ones, beyond the first. */
+const TIER_WARMUPS = 4;
 /** The SIMD group's own budget, so that it never takes time from the scalar kernels. */
 const SIMD_TOTAL_BUDGET_MS = QUICK ? 15_000 : 60_000;
 
@@ -129,11 +135,32 @@ interface KernelReport {
     fuelConsumed?: number;
     mfuelPerSec?: number;
   };
+  /** The same with the JavaScript tier on (the sandbox's default, tier 'auto'). */
+  tiered?: KernelReport['interp'];
+  tieredRatio?: number;
   interpError?: string;
   /** The interpreter refused the module for a feature it does not implement (SIMD, say). */
   refused?: boolean;
   agree?: boolean;
   ratio?: number;
+}
+
+interface FirstRunReport {
+  name: string;
+  nativeMs: number;
+  tieredMs: number;
+  tieredRatio: number;
+  interpMs?: number;
+  interpRatio?: number;
+  agree: boolean;
+}
+
+/** One first run in a child process (bench/first-run.ts): `side` is native, auto (the JavaScript tier on) or interpreter. */
+function firstRun(k: Kernel, side: 'native' | 'auto' | 'interpreter'): { ms: number; result: string } {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', join(BENCH, 'first-run.ts'), k.name, String(k.n), side, k.result], {
+    cwd: ROOT, encoding: 'utf8',
+  });
+  return JSON.parse(out.trim().split('\n').pop()!) as { ms: number; result: string };
 }
 
 async function nativeKernel(k: Kernel, bytes: Uint8Array): Promise<KernelReport['native']> {
@@ -150,7 +177,7 @@ async function nativeKernel(k: Kernel, bytes: Uint8Array): Promise<KernelReport[
 }
 
 async function interpKernel(interp: Interpreter, k: Kernel, bytes: Uint8Array, budgetMs: number,
-  measureOff: boolean): Promise<NonNullable<KernelReport['interp']>> {
+  measureOff: boolean, extraWarmups = 0): Promise<NonNullable<KernelReport['interp']>> {
   const mod = await interp.compile(bytes);
   const args = [{ type: 'i32', value: k.n }] as const;
   const once = async (limits: typeof ON_LIMITS | 'off'): Promise<{ ms: number; result: string }> => {
@@ -167,6 +194,7 @@ async function interpKernel(interp: Interpreter, k: Kernel, bytes: Uint8Array, b
 
   let fuel: number | undefined;
   const warm = await once(ON_LIMITS);
+  for (let i = 0; i < extraWarmups; i++) await once(ON_LIMITS);
   const on: number[] = [];
   const off: number[] = [];
   let note: string | undefined;
@@ -215,7 +243,7 @@ const pad = (s: string, n: number): string => s.padEnd(n);
 const lpad = (s: string, n: number): string => s.padStart(n);
 
 function row(cells: string[]): string {
-  const widths = [9, 8, 7, 10, 10, 9, 10, 9, 8];
+  const widths = [9, 8, 7, 9, 9, 7, 9, 7, 10, 9, 8];
   return cells.map((c, i) => (i < 3 ? pad(c, widths[i]!) : lpad(c, widths[i]!))).join(' ');
 }
 
@@ -225,14 +253,18 @@ async function main(): Promise<number> {
   const started = now();
   say(`sandboxd-ts benchmark — node ${process.version}, ${process.platform}/${process.arch}`);
 
+  /** The sandbox with tier 'interpreter', and with its default tier (the JavaScript tier on). */
   let interp: Interpreter | undefined;
+  let tiered: Interpreter | undefined;
   let interpUnavailable: string | undefined;
   if (NATIVE_ONLY) {
     interpUnavailable = 'skipped (--native-only)';
   } else {
-    const loaded = await loadInterpreter();
+    const loaded = await loadInterpreter('interpreter');
     if ('interp' in loaded) interp = loaded.interp;
     else interpUnavailable = loaded.error;
+    const loadedTiered = await loadInterpreter();
+    if ('interp' in loadedTiered) tiered = loadedTiered.interp;
   }
   say(interp ? `interpreter: ${interp.source}` : `interpreter: unavailable (${interpUnavailable})`);
   if (interp) {
@@ -244,7 +276,7 @@ async function main(): Promise<number> {
   const runGroup = async (group: readonly Kernel[], totalBudgetMs: number, simd: boolean): Promise<KernelReport[]> => {
     const reports: KernelReport[] = [];
     let interpSpent = 0;
-    say(row(['kernel', 'n', 'agree', 'native', 'interp', 'ratio', 'meter off', 'overhead', 'Mfuel/s']));
+    say(row(['kernel', 'n', 'agree', 'native', 'interp', 'ratio', 'JS tier', 'ratio', 'meter off', 'overhead', 'Mfuel/s']));
     for (const [i, k] of group.entries()) {
       const bytes = new Uint8Array(readFileSync(join(KERNEL_DIR, `${k.name}.wasm`)));
       const native = await nativeKernel(k, bytes);
@@ -258,6 +290,13 @@ async function main(): Promise<number> {
           rep.interp = await interpKernel(interp, k, bytes, budget, remaining > 0);
           rep.agree = rep.interp.result === native.result;
           rep.ratio = rep.interp.medianMs / native.medianMs;
+          if (tiered) {
+            // Warmed up further: hot functions are translated in the first run, and V8
+            // optimises the translations over the next few (the first runs are reported below).
+            rep.tiered = await interpKernel(tiered, k, bytes, budget / 2, true, TIER_WARMUPS);
+            rep.agree &&= rep.tiered.result === native.result;
+            rep.tieredRatio = rep.tiered.medianMs / native.medianMs;
+          }
         } catch (e) {
           rep.interpError = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
           rep.agree = false;
@@ -274,12 +313,13 @@ async function main(): Promise<number> {
       say(row([
         k.name, String(k.n), agree, fmtMs(native.medianMs), fmtMs(rep.interp?.medianMs),
         rep.ratio !== undefined ? `${rep.ratio.toFixed(1)}x` : '-',
-        fmtMs(rep.interp?.offMedianMs), pct(rep.interp?.overhead),
-        rep.interp?.mfuelPerSec !== undefined ? rep.interp.mfuelPerSec.toFixed(0) : '-',
+        fmtMs(rep.tiered?.medianMs), rep.tieredRatio !== undefined ? `${rep.tieredRatio.toFixed(1)}x` : '-',
+        fmtMs(rep.tiered?.offMedianMs), pct(rep.tiered?.overhead),
+        rep.tiered?.mfuelPerSec !== undefined ? rep.tiered.mfuelPerSec.toFixed(0) : '-',
       ]) + (rep.interp?.note ? `  (${rep.interp.note})` : ''));
       if (rep.refused) say(`          interpreter refuses it: ${rep.interpError!.split('\n')[0]}`);
       else if (rep.interpError) say(`          interpreter error: ${rep.interpError.split('\n')[0]}`);
-      else if (interp && !rep.agree) say(`          native ${native.result}  interp ${rep.interp?.result}`);
+      else if (interp && !rep.agree) say(`          native ${native.result}  interp ${rep.interp?.result}  JS tier ${rep.tiered?.result}`);
     }
     return reports;
   };
@@ -289,16 +329,53 @@ async function main(): Promise<number> {
 
   const ratios = reports.map((r) => r.ratio).filter((x): x is number => x !== undefined);
   const geo = ratios.length === reports.length && ratios.length ? geomean(ratios) : undefined;
-  const overheads = reports.map((r) => r.interp?.overhead).filter((x): x is number => x !== undefined);
-  const overheadGeo = overheads.length ? geomean(overheads.map((o) => 1 + o)) - 1 : undefined;
+  const tieredRatios = reports.map((r) => r.tieredRatio).filter((x): x is number => x !== undefined);
+  const tierGeo = tieredRatios.length === reports.length && tieredRatios.length ? geomean(tieredRatios) : undefined;
+  const overheadGeomean = (side: 'interp' | 'tiered'): number | undefined => {
+    const overheads = reports.map((r) => r[side]?.overhead).filter((x): x is number => x !== undefined);
+    return overheads.length ? geomean(overheads.map((o) => 1 + o)) - 1 : undefined;
+  };
+  const overheadGeo = overheadGeomean('interp');
+  const tierOverheadGeo = overheadGeomean('tiered');
 
   if (reports.length) say();
   if (reports.length) say(`native results: ${reports.every((r) => r.native.deterministic) ? 'deterministic across runs' : 'NOT deterministic'}`);
   if (interp && reports.length) {
     say(`geomean interpreter/native: ${geo !== undefined ? `${geo.toFixed(1)}x` : 'n/a (a kernel failed)'}`
       + `   target <= ${TARGETS.geomeanRatio}x   ${geo !== undefined ? verdict(geo <= TARGETS.geomeanRatio) : 'MISS'}`);
-    say(`metering overhead (geomean): ${pct(overheadGeo)}   target <= ${pct(TARGETS.meteringOverhead)}   `
-      + `${overheadGeo !== undefined ? verdict(overheadGeo <= TARGETS.meteringOverhead) : '-'}`);
+    say(`geomean JS tier/native (after warm-up): ${tierGeo !== undefined ? `${tierGeo.toFixed(1)}x` : 'n/a'}`
+      + `   target <= ${TARGETS.tierGeomeanRatio}x   ${tierGeo !== undefined ? verdict(tierGeo <= TARGETS.tierGeomeanRatio) : 'MISS'}`);
+    say(`metering overhead (geomean): interpreter ${pct(overheadGeo)}, JS tier ${pct(tierOverheadGeo)}   target <= ${pct(TARGETS.meteringOverhead)}   `
+      + `${overheadGeo !== undefined && tierOverheadGeo !== undefined ? verdict(overheadGeo <= TARGETS.meteringOverhead && tierOverheadGeo <= TARGETS.meteringOverhead) : '-'}`);
+  }
+
+  // ---------------------------------------------------------------- first runs
+  // Each kernel's first run in a fresh process (compile, instantiate, one run(n)), where V8 has
+  // optimised nothing of ours yet: native, the JavaScript tier on (the default), and with
+  // --quick left out, the interpreter alone.
+  const firstRuns: FirstRunReport[] = [];
+  if (interp && reports.length) {
+    say();
+    say('first run in a fresh process (compile + instantiate + one run)');
+    say(row(['kernel', 'n', 'agree', 'native', 'JS tier', 'ratio', 'interp', 'ratio']));
+    for (const k of kernels) {
+      const sides = QUICK ? (['native', 'auto'] as const) : (['native', 'auto', 'interpreter'] as const);
+      const got = Object.fromEntries(sides.map((side) => [side, firstRun(k, side)])) as Record<string, { ms: number; result: string }>;
+      const native = got['native']!;
+      const report: FirstRunReport = {
+        name: k.name, nativeMs: native.ms, tieredMs: got['auto']!.ms, tieredRatio: got['auto']!.ms / native.ms,
+        agree: sides.every((side) => got[side]!.result === native.result),
+        ...(got['interpreter'] ? { interpMs: got['interpreter'].ms, interpRatio: got['interpreter'].ms / native.ms } : {}),
+      };
+      if (!report.agree) disagreements++;
+      firstRuns.push(report);
+      say(row([
+        k.name, String(k.n), report.agree ? 'yes' : 'NO', fmtMs(report.nativeMs), fmtMs(report.tieredMs), `${report.tieredRatio.toFixed(1)}x`,
+        fmtMs(report.interpMs), report.interpRatio !== undefined ? `${report.interpRatio.toFixed(1)}x` : '-',
+      ]));
+    }
+    const worst = Math.max(...firstRuns.map((r) => r.tieredRatio));
+    say(`worst first run, JS tier/native: ${worst.toFixed(1)}x   target <= ${TARGETS.firstRunRatio}x per kernel   ${verdict(worst <= TARGETS.firstRunRatio)}`);
   }
 
   // ---------------------------------------------------------------- SIMD kernels
@@ -383,6 +460,9 @@ async function main(): Promise<number> {
       targets: TARGETS,
       kernels: reports,
       geomeanRatio: geo ?? null,
+      tierGeomeanRatio: tierGeo ?? null,
+      tierMeteringOverheadGeomean: tierOverheadGeo ?? null,
+      firstRuns,
       simdKernels: simdReports,
       simdGeomeanRatio: simdGeo ?? null,
       meteringOverheadGeomean: overheadGeo ?? null,

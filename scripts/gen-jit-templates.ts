@@ -134,7 +134,115 @@ function branchShape(statements: readonly ts.Statement[]): BranchOp | null {
   return { size, cond: toJs(test.expression.getText()).replace(/;$/, ''), target, fuel };
 }
 
+/**
+ * The numeric helpers (src/interpreter/numeric.ts) that work on frame words — `fn(s, d, a, b)`
+ * reading `s[a]` and writing `s[d + 1]` — written out in place of their calls: the translator
+ * can then keep those words in variables instead of storing them for the call. A helper is
+ * written out when its body returns nothing early, assigns none of its parameters and names
+ * only its parameters and locals, Math, numeric.ts's other exports (as `N.name`), its
+ * constants (as their numbers) and other helpers it can write out in turn.
+ */
+class HelperInliner {
+  private readonly functions = new Map<string, ts.FunctionDeclaration>();
+  private readonly exported = new Set<string>();
+  private readonly constants = new Map<string, string>();
+
+  constructor(file: ts.SourceFile) {
+    for (const st of file.statements) {
+      if (ts.isFunctionDeclaration(st) && st.name !== undefined && st.body !== undefined) {
+        this.functions.set(st.name.text, st);
+        if (st.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) this.exported.add(st.name.text);
+      }
+      if (ts.isVariableStatement(st)) {
+        const exported = st.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) === true;
+        for (const d of st.declarationList.declarations) {
+          if (!ts.isIdentifier(d.name)) continue;
+          if (exported) this.exported.add(d.name.text);
+          else if (d.initializer !== undefined && ts.isNumericLiteral(d.initializer)) this.constants.set(d.name.text, d.initializer.text);
+        }
+      }
+    }
+  }
+
+  /** The statement `text` (a template body) with a lone helper call written out, or `text` as it is. */
+  inlineStatement(text: string): string {
+    const m = /^N\.(\w+)\((.*)\);$/.exec(text.trim());
+    if (m === null) return text;
+    return this.expand(m[1]!, splitArguments(m[2]!)) ?? text;
+  }
+
+  private expand(name: string, args: readonly string[]): string | null {
+    const fn = this.functions.get(name);
+    if (fn === undefined || fn.parameters.length !== args.length) return null;
+    const firstType = fn.parameters[0]?.type?.getText();
+    if (firstType !== 'Int32Array') return null;
+    const params = fn.parameters.map((p) => (p.name as ts.Identifier).text);
+    const body = fn.body!;
+    let ok = true;
+    const locals = declared(body);
+    const visit = (n: ts.Node): void => {
+      if (ts.isReturnStatement(n)) ok = false;
+      if (ts.isBinaryExpression(n) && n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+        && ts.isIdentifier(n.left) && params.includes(n.left.text)) ok = false;
+      ts.forEachChild(n, visit);
+    };
+    visit(body);
+    if (!ok) return null;
+    // Calls of other helpers on the same frame words, as statements: written out too.
+    let js = '';
+    for (const st of body.statements) {
+      let text = toJs(st.getText());
+      const call = /^(\w+)\((.*)\);$/.exec(text);
+      if (call !== null && this.functions.has(call[1]!) && !this.exported.has(call[1]!)) {
+        const inner = this.expand(call[1]!, splitArguments(call[2]!));
+        if (inner === null) return null;
+        text = inner;
+      }
+      js += `${text} `;
+    }
+    const used = new Set<string>();
+    identifiers(body, used);
+    for (const id of used) {
+      if (params.includes(id) || locals.has(id) || id === 'Math' || id === 'undefined') continue;
+      if (this.constants.has(id)) js = replaceName(js, id, this.constants.get(id)!);
+      else if (this.exported.has(id)) js = replaceName(js, id, `N.${id}`);
+      else if (this.functions.has(id)) continue; // written out above (or the text keeps its call, refused below)
+      else return null;
+    }
+    if (/(^|[^.\w$])(?!N\.)[a-z]\w*\(/.test(js.replace(/\bN\.\w+\(|\bMath\.\w+\(/g, ''))) return null;
+    params.forEach((p, i) => {
+      js = replaceName(js, p, i === 0 ? args[0]! : `(${args[i]!})`);
+    });
+    return `{ ${js.trim()} }`;
+  }
+}
+
+/** `name` as an identifier (not a property) replaced by `by` in `js`. */
+function replaceName(js: string, name: string, by: string): string {
+  return js.replace(new RegExp(`(?<![.\\w$])${name}(?![\\w$])`, 'g'), () => by);
+}
+
+/** A call's argument list split at its top-level commas. */
+function splitArguments(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i]!;
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(list.slice(start).trim());
+  return out;
+}
+
 export function generate(): string {
+  const numeric = ts.createSourceFile('numeric.ts', readFileSync(new URL('src/interpreter/numeric.ts', root), 'utf8'), ts.ScriptTarget.ES2022, true);
+  const inliner = new HelperInliner(numeric);
   const file = ts.createSourceFile('interpreter.ts', readFileSync(sourcePath, 'utf8'), ts.ScriptTarget.ES2022, true);
   let loop: ts.SwitchStatement | undefined;
   const find = (n: ts.Node): void => {
@@ -172,7 +280,7 @@ export function generate(): string {
     if (/\bleft\b|\bex\b|\bstore\b|\bfsp\b|\bframes\b/.test(text) || leavesTheCase(body)) continue;
     if (/\bpc\b/.test(text.replace(/code\[pc( \+ \d+)?\]/g, ''))) continue;
     if (!usesOnlyAllowed(body)) continue;
-    for (const op of ops) data[op] = { size, body: inlineFrameAddresses(toJs(text)) };
+    for (const op of ops) data[op] = { size, body: inlineFrameAddresses(inliner.inlineStatement(toJs(text))) };
   }
   const lines = [
     '// Generated by scripts/gen-jit-templates.ts from runStretch (src/interpreter/interpreter.ts): do not edit.',

@@ -98,8 +98,8 @@ function frameSetup(fns: CompiledFunctions, callee: number): string {
   const parts: string[] = [];
   const from = fns.info[at + FuncInfo.ParamsEnd]!;
   const to = fns.info[at + FuncInfo.LocalsEnd]!;
-  if (to - from <= 16) for (let w = from; w < to; w++) parts.push(`S32[cb + ${num(w)}] = 0;`);
-  else parts.push(`S32.fill(0, cb + ${num(from)}, cb + ${num(to)});`);
+  if (to - from <= 4) for (let w = from; w < to; w++) parts.push(`S32[cb + ${num(w)}] = 0;`);
+  else parts.push(`for (let w = cb + ${num(from)}; w < cb + ${num(to)}; w++) S32[w] = 0;`);
   const pool = fns.constants;
   for (let c = fns.info[at + FuncInfo.ConstsStart]!, e = fns.info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) {
     parts.push(`S32[cb + ${num(pool[c]!)}] = ${num(pool[c + 1]!)}; S32[cb + ${num(pool[c]! + 1)}] = ${num(pool[c + 2]!)};`);
@@ -294,7 +294,7 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
         const calleeAt = callee * FUNC_INFO_STRIDE;
         const calleeEntry = num(info[calleeAt + FuncInfo.Entry]!);
         lines.push(
-          `{ const fn = fns[${num(callee)}], cb = base + ${num(argBase)};`
+          `{ const fn = fns[${num(callee)}], cb = ${num(argBase)} + base;`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
           + ` left -= ${num(code[pc + 3]!)}; ${storeFrom(argBase)}`
           + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId; ${frameSetup(fns, callee)}`
@@ -310,7 +310,7 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
         const argBase = code[pc + 3]!;
         lines.push(
           `{ left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
-          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = base + ${num(argBase)};`
+          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base;`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + table.functions.info[fi * ${num(FUNC_INFO_STRIDE)} + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} enterFrame(S32, frames, fsp, table.functions, fi, cb, ${num(pc + 6)}, base, instId);`
           + ` const calleeEntry = table.functions.info[fi * ${num(FUNC_INFO_STRIDE)}];`
@@ -353,12 +353,13 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
   for (let w = 0; w < info[at + FuncInfo.ParamsEnd]!; w++) atEntry.push(w);
   for (let c = info[at + FuncInfo.ConstsStart]!, e = info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) atEntry.push(fns.constants[c]!, fns.constants[c]! + 1);
   out.push('switch (pc) {');
-  // (When the body starts with a loop, its header is the entry too: the interpreter may enter
-  // there after a pause, with any word live.)
-  out.push(`case ${num(entry)}: blk = ${block(entry)}; ${code[entry] === Op.Loop ? words.load() : words.loadOnly(atEntry)} break;`);
-  for (const pc of entries) if (pc !== entry) out.push(`case ${num(pc)}: blk = ${block(pc)}; ${words.load()} break;`);
+  for (const pc of new Set(entries)) out.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
   out.push("default: throw new Error('internal error: no entry at ' + pc);");
   out.push('}');
+  // (When the body starts with a loop, its header is the entry too: the interpreter may enter
+  // there after a pause, with any word live.)
+  if (code[entry] === Op.Loop) out.push(words.load());
+  else out.push(`if (pc === ${num(entry)}) { ${words.loadOnly(atEntry)} } else { ${words.load()} }`);
   out.push('try { for (;;) { switch (blk) {');
   for (const line of lines) {
     out.push(
