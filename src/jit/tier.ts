@@ -15,7 +15,7 @@
  * `jitSupported()` is false and every function stays in the interpreter.
  */
 import type { CompiledFunctions } from '../interpreter/compiler.js';
-import { writeFrameConstants, FUNC_INFO_STRIDE, FuncInfo } from '../interpreter/compiler.js';
+import { FUNC_INFO_STRIDE } from '../interpreter/compiler.js';
 import { Trap, TrapKind } from '../interpreter/errors.js';
 import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
@@ -28,25 +28,9 @@ export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
-/**
- * Pushes the frame of a call from translated code and readies the callee's frame, as the
- * dispatch loop's call does: return pc, caller's base and instance; locals zeroed; constants.
- */
-function enterFrame(
-  s32: Int32Array, frames: Int32Array, fsp: number, fns: CompiledFunctions, index: number,
-  calleeBase: number, returnPc: number, base: number, instId: number,
-): void {
-  frames[fsp] = returnPc;
-  frames[fsp + 1] = base;
-  frames[fsp + 2] = instId;
-  const at = index * FUNC_INFO_STRIDE;
-  s32.fill(0, calleeBase + fns.info[at + FuncInfo.ParamsEnd]!, calleeBase + fns.info[at + FuncInfo.LocalsEnd]!);
-  writeFrameConstants(s32, calleeBase, fns, index);
-}
-
 /** What translated code may reach: this and nothing else (docs/jit.md). Made on first use: the modules it names import this one. */
 function helpers(): Record<string, unknown> {
-  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, enterFrame, EMPTY_VIEW });
+  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, EMPTY_VIEW });
 }
 let helperObject: Record<string, unknown> | undefined;
 

@@ -310,10 +310,12 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
         const argBase = code[pc + 3]!;
         lines.push(
           `{ left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
-          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base;`
-          + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + table.functions.info[fi * ${num(FUNC_INFO_STRIDE)} + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
-          + ` ${storeFrom(argBase)} enterFrame(S32, frames, fsp, table.functions, fi, cb, ${num(pc + 6)}, base, instId);`
-          + ` const calleeEntry = table.functions.info[fi * ${num(FUNC_INFO_STRIDE)}];`
+          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base, at = fi * ${num(FUNC_INFO_STRIDE)};`
+          + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[at + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
+          + ` ${storeFrom(argBase)} frames[fsp] = ${num(pc + 6)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
+          + ` for (let w = cb + info[at + ${num(FuncInfo.ParamsEnd)}], e = cb + info[at + ${num(FuncInfo.LocalsEnd)}]; w < e; w++) S32[w] = 0;`
+          + ` for (let c = info[at + ${num(FuncInfo.ConstsStart)}], e = info[at + ${num(FuncInfo.ConstsEnd)}]; c < e; c += 3) { S32[cb + constants[c]] = constants[c + 1]; S32[cb + constants[c] + 1] = constants[c + 2]; }`
+          + ` const calleeEntry = info[at];`
           + ` if (--left <= 0) { ex.pc = calleeEntry; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ' ex.jitLeft = left; calling = true; const r = fn(ex, cb, calleeEntry, fsp + 3, n + 1); calling = false; left = ex.jitLeft;'
           + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
@@ -339,7 +341,7 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
   const words = new WordPromotion(lines);
   const out: string[] = [];
   out.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
-  out.push('const instId = inst.id, fns = table.fns, mem = inst.memory;');
+  out.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info, constants = table.functions.constants;');
   out.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
   // `calling`: a callee is running. If it throws, it has left the fuel in ex.jitLeft itself,
   // and this frame's own `left` (from before the call) must not overwrite it.
