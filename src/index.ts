@@ -39,6 +39,7 @@ export {
   type ValueType,
 } from './sandbox/index.js';
 export {
+  GuestExit,
   GuestMemory,
   GuestMemoryError,
   HostAbi,
@@ -56,5 +57,16 @@ export {
   type HostResult,
   type HostResultValue,
   type LogGrant,
+  DEFAULT_OUTPUT_LIMIT_BYTES,
+  Wasi,
+  WasiFileSystem,
+  type ClockMode,
+  type PreopenSource,
+  type StdinSource,
+  type VirtualDirectory,
+  type VirtualEntry,
+  type WasiFileStat,
+  type WasiGrant,
+  type WasiOptions,
 } from './host/index.js';
 export { Watchdog, arm, type EpochClock, type WatchdogClock } from './watchdog/index.js';

@@ -90,13 +90,17 @@ describe('Value', () => {
 describe('Limits', () => {
   it('has sandboxd’s defaults', () => {
     const l = new Limits();
-    expect(l.toJSON()).toEqual({ fuel: 100_000_000, timeoutMs: 1_000, memoryBytes: 16 * 1024 * 1024, tableElements: 10_000, instances: 1, tables: 10_000, memories: 10_000 });
+    expect(l.toJSON()).toEqual({
+      fuel: 100_000_000, timeoutMs: 1_000, memoryBytes: 16 * 1024 * 1024, tableElements: 10_000, instances: 1, tables: 10_000, memories: 10_000,
+      fsBytes: 16 * 1024 * 1024, fsFiles: 10_000, fsDescriptors: 1_024,
+    });
     expect(Limits.default().toJSON()).toEqual(l.toJSON());
   });
 
   it('takes overrides, and with() makes a changed copy', () => {
-    const l = new Limits({ fuel: 5, timeoutMs: 10, memoryBytes: 65536, tableElements: 3, instances: 2, tables: 4, memories: 1 });
-    expect(l.toJSON()).toEqual({ fuel: 5, timeoutMs: 10, memoryBytes: 65536, tableElements: 3, instances: 2, tables: 4, memories: 1 });
+    const options = { fuel: 5, timeoutMs: 10, memoryBytes: 65536, tableElements: 3, instances: 2, tables: 4, memories: 1, fsBytes: 7, fsFiles: 8, fsDescriptors: 9 };
+    const l = new Limits(options);
+    expect(l.toJSON()).toEqual(options);
     expect(l.with({ fuel: 6 }).fuel).toBe(6);
     expect(l.fuel).toBe(5);
   });

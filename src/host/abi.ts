@@ -1,8 +1,8 @@
 /**
  * The host ABI: deny by default, an explicit allow-list.
  *
- * There is no WASI and there are no ambient host functions. `HostAbi.denyAll()` grants
- * nothing, so a module that imports anything is rejected — `DisallowedImport`, naming the
+ * There are no ambient host functions, and no WASI unless `allowWasi` grants it.
+ * `HostAbi.denyAll()` grants nothing, so a module that imports anything is rejected — `DisallowedImport`, naming the
  * first ungranted import — before any of its code runs. Every capability is opted into:
  *
  * ```ts
@@ -29,15 +29,21 @@
  * as soon as it returns.
  *
  * Errors: a host function that throws `HostTrap` (or lets a `GuestMemoryError` escape — a bad
- * guest pointer) makes the run fail with kind `Trap`; a thrown `SandboxError` ends the run
+ * guest pointer) makes the run fail with kind `Trap`; one that throws `GuestExit(code)` ends
+ * the run at once, which resolves with `exitCode` code; a thrown `SandboxError` ends the run
  * with that error; anything else is a fault of the host and fails the run with kind `Host`.
  */
 import { F32, F64, I32, I64, type FuncType, type ValType } from '../interpreter/types.js';
 import { WasmValue } from '../interpreter/values.js';
 import { SandboxError } from '../sandbox/errors.js';
+import type { Limits } from '../sandbox/limits.js';
 import { Value, type ValueType } from '../sandbox/value.js';
+import { GuestExit, HostTrap } from './host-errors.js';
 import { GuestMemory, GuestMemoryError } from './memory.js';
 import { SplitMix64 } from './splitmix64.js';
+import { wasiGrants, type Wasi, type WasiOptions } from './wasi/index.js';
+
+export { GuestExit, HostTrap };
 
 /** The value types a host function may take and return: the scalars (no v128). */
 export type HostValueType = Exclude<ValueType, 'v128'>;
@@ -79,17 +85,6 @@ export interface HostCall {
 }
 
 export type HostFunctionImpl = (args: HostArg[], call: HostCall) => HostResult | Promise<HostResult>;
-
-/**
- * Thrown by a host function to make the guest trap: the run fails with `SandboxError` kind
- * `Trap` and message `guest trap: <message>`. Use it when the guest is at fault (bad input).
- */
-export class HostTrap extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'HostTrap';
-  }
-}
 
 /**
  * A host function failed for a reason of its own (it threw, or returned something that does
@@ -151,12 +146,18 @@ export interface LogGrant {
   readonly logs: LogSink;
 }
 
+/** What `allowWasi()` hands back: the extended ABI and the handle on the runs' WASI state. */
+export interface WasiGrant {
+  readonly host: HostAbi;
+  readonly wasi: Wasi;
+}
+
 /** One granted import, as `HostAbi.grants` lists it. */
 export interface GrantInfo {
   readonly module: string;
   readonly name: string;
   readonly signature: HostFunctionSignature;
-  readonly capability: 'log' | 'random' | 'function';
+  readonly capability: 'log' | 'random' | 'function' | 'wasi';
 }
 
 // ----------------------------------------------------------------------------------------
@@ -171,6 +172,10 @@ export interface HostBinding {
   memoryOf(caller: { readonly instance: unknown }): GuestMemory | null;
   /** Aborted when the run ends. */
   readonly signal: AbortSignal;
+  /** The limits the run is under. */
+  readonly limits: Limits;
+  /** Fuel consumed so far by the run or instance, all its calls together (WASI's virtual clock). */
+  totalFuelConsumed(): number;
 }
 
 /** @internal */
@@ -305,6 +310,26 @@ export class HostAbi {
     return this.with(grant);
   }
 
+  /**
+   * Grants WASI preview 1: every function of `wasi_snapshot_preview1`, so that programs built
+   * for `wasm32-wasi` run. Each instance gets its own WASI state, made from `options` when it is
+   * created: arguments, environment, stdin, and preopened directories copied into an in-memory
+   * filesystem — the guest never sees the host's files, and its writes stay in memory. Time is
+   * virtual by default (derived from fuel) and random_get a seeded stream, so a run replays
+   * bit for bit. The filesystem counts against `Limits.fsBytes`, `fsFiles` and `fsDescriptors`.
+   * `proc_exit(n)` ends the run at once; it resolves with `exitCode` n. docs/wasi.md says more.
+   *
+   * Returns `{ host, wasi }`: the extended ABI, and the handle on the latest run's captured
+   * stdout and stderr (`wasi.stdout`, `wasi.stderr`, bytes) and filesystem (`wasi.fs`). Runs in
+   * flight at once each have their own state; the handle shows the one created last.
+   */
+  allowWasi(options: WasiOptions = {}): WasiGrant {
+    const { grants, wasi } = wasiGrants(options);
+    let host: HostAbi = this;
+    for (const grant of grants) host = host.with(grant);
+    return { host, wasi };
+  }
+
   /** Whether `module::name` is granted. */
   isAllowed(module: string, name: string): boolean {
     return this.table.has(key(module, name));
@@ -416,7 +441,7 @@ function isPromiseLike(x: unknown): x is PromiseLike<HostResult> {
 
 /** Keeps the errors the sandbox classifies itself; wraps anything else as the host's fault. */
 function hostFailure(e: unknown, module: string, name: string): unknown {
-  if (e instanceof HostTrap || e instanceof GuestMemoryError || e instanceof HostFunctionError) return e;
+  if (e instanceof HostTrap || e instanceof GuestExit || e instanceof GuestMemoryError || e instanceof HostFunctionError) return e;
   if (e instanceof SandboxError) return e;
   const message = e instanceof Error ? e.message : String(e);
   return new HostFunctionError(module, name, message, { cause: e });

@@ -1,4 +1,5 @@
 export {
+  GuestExit,
   HostAbi,
   HostFunctionError,
   HostTrap,
@@ -13,6 +14,19 @@ export {
   type HostResult,
   type HostResultValue,
   type LogGrant,
+  type WasiGrant,
 } from './abi.js';
 export { GuestMemory, GuestMemoryError, decodeUtf8Lossy } from './memory.js';
 export { SplitMix64, splitmix64Reference } from './splitmix64.js';
+export {
+  DEFAULT_OUTPUT_LIMIT_BYTES,
+  Wasi,
+  WasiFileSystem,
+  type ClockMode,
+  type PreopenSource,
+  type StdinSource,
+  type VirtualDirectory,
+  type VirtualEntry,
+  type WasiFileStat,
+  type WasiOptions,
+} from './wasi/index.js';

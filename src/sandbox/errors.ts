@@ -29,7 +29,7 @@ export const EXIT_CODES: Readonly<Record<SandboxErrorKind, number>> = Object.fre
 });
 
 /** The `Limits` field whose cap a `MemoryLimitExceeded` run reached. */
-export type LimitedResource = 'memoryBytes' | 'tableElements' | 'tables' | 'memories';
+export type LimitedResource = 'memoryBytes' | 'tableElements' | 'tables' | 'memories' | 'fsBytes' | 'fsFiles' | 'fsDescriptors';
 
 type ErrorInit =
   | { kind: 'FuelExhausted'; budget: number }
@@ -43,6 +43,9 @@ const RESOURCE_UNITS: Readonly<Record<LimitedResource, string>> = {
   tableElements: 'table elements',
   tables: 'tables',
   memories: 'memories',
+  fsBytes: 'bytes of WASI filesystem storage',
+  fsFiles: 'WASI files',
+  fsDescriptors: 'WASI descriptors',
 };
 
 export class SandboxError extends Error {

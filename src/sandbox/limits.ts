@@ -12,6 +12,10 @@
  *   `tables` and `memories` cap how many tables and memories it may hold (wasmtime's
  *   `StoreLimits` defaults, 10,000 each). Like the memory and table caps, these are checked
  *   before anything is allocated, so a refused module costs nothing.
+ * - `fsBytes`, `fsFiles` and `fsDescriptors` bound a WASI guest's in-memory filesystem: the
+ *   bytes it holds (file contents, link targets, names; the preopened copies included), its
+ *   files, directories and links, and its open descriptors. Past them the guest's calls fail
+ *   with ENOSPC or EMFILE, as on a full disk (docs/wasi.md).
  */
 
 export interface LimitsOptions {
@@ -29,6 +33,12 @@ export interface LimitsOptions {
   tables?: number;
   /** How many linear memories a run may hold, all instances together (default 10,000). */
   memories?: number;
+  /** Bytes a WASI guest's in-memory filesystem may hold (default 16 MiB). */
+  fsBytes?: number;
+  /** Files, directories and links a WASI guest's filesystem may hold (default 10,000). */
+  fsFiles?: number;
+  /** Descriptors a WASI guest may have open at once, the standard streams included (default 1,024). */
+  fsDescriptors?: number;
 }
 
 export const DEFAULT_FUEL = 100_000_000;
@@ -38,6 +48,9 @@ export const DEFAULT_TABLE_ELEMENTS = 10_000;
 export const DEFAULT_INSTANCES = 1;
 export const DEFAULT_TABLES = 10_000;
 export const DEFAULT_MEMORIES = 10_000;
+export const DEFAULT_FS_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_FS_FILES = 10_000;
+export const DEFAULT_FS_DESCRIPTORS = 1_024;
 
 export class Limits implements Required<Omit<LimitsOptions, 'fuel'>> {
   readonly fuel: number;
@@ -47,6 +60,9 @@ export class Limits implements Required<Omit<LimitsOptions, 'fuel'>> {
   readonly instances: number;
   readonly tables: number;
   readonly memories: number;
+  readonly fsBytes: number;
+  readonly fsFiles: number;
+  readonly fsDescriptors: number;
 
   /** Throws `RangeError`/`TypeError` on a negative, fractional or non-numeric limit. */
   constructor(options: LimitsOptions = {}) {
@@ -60,10 +76,16 @@ export class Limits implements Required<Omit<LimitsOptions, 'fuel'>> {
     this.instances = nonNegative('instances', options.instances, DEFAULT_INSTANCES, { integer: true, infinite: false });
     this.tables = nonNegative('tables', options.tables, DEFAULT_TABLES, { integer: true, infinite: false });
     this.memories = nonNegative('memories', options.memories, DEFAULT_MEMORIES, { integer: true, infinite: false });
+    this.fsBytes = nonNegative('fsBytes', options.fsBytes, DEFAULT_FS_BYTES, { integer: true, infinite: false });
+    this.fsFiles = nonNegative('fsFiles', options.fsFiles, DEFAULT_FS_FILES, { integer: true, infinite: false });
+    this.fsDescriptors = nonNegative('fsDescriptors', options.fsDescriptors, DEFAULT_FS_DESCRIPTORS, { integer: true, infinite: false });
     Object.freeze(this);
   }
 
-  /** sandboxd's defaults: fuel 100,000,000, 1,000 ms, 16 MiB, 10,000 table elements, 1 instance; 10,000 tables and memories. */
+  /**
+   * sandboxd's defaults: fuel 100,000,000, 1,000 ms, 16 MiB, 10,000 table elements, 1 instance;
+   * 10,000 tables and memories; for WASI, 16 MiB of files, 10,000 of them, 1,024 descriptors.
+   */
   static default(): Limits {
     return new Limits();
   }
@@ -88,6 +110,9 @@ export class Limits implements Required<Omit<LimitsOptions, 'fuel'>> {
       instances: this.instances,
       tables: this.tables,
       memories: this.memories,
+      fsBytes: this.fsBytes,
+      fsFiles: this.fsFiles,
+      fsDescriptors: this.fsDescriptors,
     };
   }
 }

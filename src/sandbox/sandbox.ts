@@ -36,6 +36,8 @@ export class RunOutput {
     readonly fuelConsumed: number,
     /** The largest linear memory, in bytes, granted by a `memory.grow`; 0 when memory never grew. */
     readonly peakMemoryBytes: number,
+    /** The code the guest exited with (WASI's `proc_exit`; `values` is then empty); 0 when it returned. */
+    readonly exitCode: number = 0,
   ) {
     Object.freeze(this);
   }
@@ -116,7 +118,7 @@ export class Instance {
     const session = this.session;
     const result = this.queue.then(async () => {
       const { value, fuelConsumed } = await session.frame(() => session.call(exportName, params));
-      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes);
+      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0);
     });
     this.queue = result.catch(() => undefined);
     return result;
@@ -217,9 +219,10 @@ export class Sandbox {
       const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
       const { value, fuelConsumed } = await session.frame(async () => {
         await session.instantiate();
-        return session.call(exportName, params);
+        // A start function that exited (proc_exit) ended the run.
+        return session.exitCode === null ? session.call(exportName, params) : [];
       });
-      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes);
+      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0);
     } catch (e) {
       throw asSandboxError(e);
     }

@@ -13,7 +13,7 @@ import { Engine, Store, instantiate, instantiateInSteps, invoke } from '../inter
 import type { Resource } from '../interpreter/store.js';
 import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type FuncType, type Import, type ModuleIR, type ValType, sameFuncType, valTypeName } from '../interpreter/types.js';
 import { FuncRef, WasmValue } from '../interpreter/values.js';
-import { HostFunctionError, HostTrap, type HostAbi, type HostBinding } from '../host/abi.js';
+import { GuestExit, HostFunctionError, HostTrap, type HostAbi, type HostBinding } from '../host/abi.js';
 import { GuestMemory, GuestMemoryError, type EngineMemory } from '../host/memory.js';
 import { Watchdog } from '../watchdog/watchdog.js';
 import { Pacer, drive, driveSteps, enterRun } from './driver.js';
@@ -42,6 +42,10 @@ export class Session implements HostBinding {
   /** The current frame's abort controller, made only when a host function asks for its signal. */
   private controller: AbortController | null = null;
   private inFrame = false;
+  /** Fuel consumed by the frames that have ended. */
+  private fuelOfEndedFrames = 0;
+  /** The code the guest exited with (a host function threw `GuestExit`), or null while it has not. */
+  exitCode: number | null = null;
 
   /**
    * Checks the module against the host ABI and the limits — before any guest code can run —
@@ -106,6 +110,10 @@ export class Session implements HostBinding {
     return this.controller.signal;
   }
 
+  totalFuelConsumed(): number {
+    return this.fuelOfEndedFrames + (this.inFrame ? this.fuelConsumed() : 0);
+  }
+
   /**
    * Runs `body` — guest execution — under the session's limits: the full fuel budget, a fresh
    * epoch deadline, an armed watchdog. Resolves with its value and the fuel consumed; rejects
@@ -129,6 +137,7 @@ export class Session implements HostBinding {
     } finally {
       this.watchdog.disarm();
       this.watchdog = null;
+      this.fuelOfEndedFrames += this.fuelConsumed();
       this.inFrame = false;
       this.controller?.abort();
       this.controller = null;
@@ -150,8 +159,17 @@ export class Session implements HostBinding {
       if (e.kind === 'memory') this.memories.set(e.name, new GuestMemory(instance.exports.get(e.name) as unknown as EngineMemory));
     }
     this.memory = this.memories.get('memory') ?? null;
-    if (instance.startFunction !== null) {
-      await drive(invoke(this.store, instance.startFunction, []), this.store, this.watchdog!, this.pacer);
+    if (instance.startFunction !== null) await this.runGuest(invoke(this.store, instance.startFunction, []));
+  }
+
+  /** Drives guest code to its end: its results, or none when the guest exited (`GuestExit`). */
+  private async runGuest(execution: Parameters<typeof drive>[0]): Promise<WasmValue[]> {
+    try {
+      return await drive(execution, this.store, this.watchdog!, this.pacer);
+    } catch (e) {
+      if (!(e instanceof GuestExit)) throw e;
+      this.exitCode = e.code;
+      return [];
     }
   }
 
@@ -162,6 +180,7 @@ export class Session implements HostBinding {
 
   /** Calls the exported function `name` with `params` (inside a frame, after instantiate). */
   async call(name: string, params: readonly Value[]): Promise<Value[]> {
+    if (this.exitCode !== null) throw SandboxError.trap(`the guest has exited (code ${this.exitCode}) and cannot be called again`);
     const ir = this.module.ir;
     const exp = ir.exports.find((e) => e.name === name);
     const func = this.instance?.exports.get(name);
@@ -184,7 +203,7 @@ export class Session implements HostBinding {
       }
       return toWasm(got);
     });
-    const results = await drive(invoke(this.store, func, args), this.store, this.watchdog!, this.pacer);
+    const results = await this.runGuest(invoke(this.store, func, args));
     return results.map(fromWasm);
   }
 
