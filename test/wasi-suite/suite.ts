@@ -87,12 +87,14 @@ export interface WasiTestResult {
   readonly outcome: Outcome;
   /** Why it failed or was skipped ('' when it passed). */
   readonly detail: string;
+  /** What the run did, for comparing runs: its streams, exit code (-1 for an error) and fuel. */
+  readonly trace: { readonly stdout: string; readonly stderr: string; readonly exitCode: number; readonly fuel: number } | null;
 }
 
-/** Runs one test under a sandbox granting WASI only. */
-export async function runWasiTest(test: WasiTest): Promise<WasiTestResult> {
+/** Runs one test under a sandbox granting WASI only (with `tier`, in that tier). */
+export async function runWasiTest(test: WasiTest, tier?: 'interpreter' | 'eager'): Promise<WasiTestResult> {
   const { spec } = test;
-  if (spec.unsupported !== null) return { name: test.name, outcome: 'skip', detail: spec.unsupported };
+  if (spec.unsupported !== null) return { name: test.name, outcome: 'skip', detail: spec.unsupported, trace: null };
   // Loaded here, so that listing the suite does not load the engine.
   const { HostAbi, Limits, Sandbox, SandboxError } = await import('../../src/index.js');
   const { host, wasi } = HostAbi.denyAll().allowWasi({
@@ -102,20 +104,24 @@ export async function runWasiTest(test: WasiTest): Promise<WasiTestResult> {
   });
   const failures: string[] = [];
   let exitCode: number;
+  let fuel: number;
   try {
-    const out = await new Sandbox(host).run(readFileSync(test.wasm), '_start', [], new Limits({ fuel: 1_000_000_000, timeoutMs: 60_000 }));
+    const out = await new Sandbox(host, { tier }).run(readFileSync(test.wasm), '_start', [], new Limits({ fuel: 1_000_000_000, timeoutMs: 60_000 }));
     exitCode = out.exitCode;
+    fuel = out.fuelConsumed;
   } catch (e) {
     if (!(e instanceof SandboxError)) throw e;
     failures.push(e.message);
     exitCode = -1;
+    fuel = e.fuelConsumed;
   }
   const stdout = new TextDecoder().decode(wasi.stdout);
   const stderr = new TextDecoder().decode(wasi.stderr);
   if (exitCode !== spec.exitCode) failures.push(`exit code ${exitCode}, expected ${spec.exitCode}`);
   if (spec.stdout !== null && stdout !== spec.stdout) failures.push(`stdout ${JSON.stringify(stdout)}, expected ${JSON.stringify(spec.stdout)}`);
   if (spec.stderr !== null && stderr !== spec.stderr) failures.push(`stderr ${JSON.stringify(stderr)}, expected ${JSON.stringify(spec.stderr)}`);
-  if (failures.length === 0) return { name: test.name, outcome: 'pass', detail: '' };
+  const trace = { stdout, stderr, exitCode, fuel };
+  if (failures.length === 0) return { name: test.name, outcome: 'pass', detail: '', trace };
   const tail = stderr.trim() === '' ? '' : ` — stderr: ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
-  return { name: test.name, outcome: 'fail', detail: failures.join('; ') + tail };
+  return { name: test.name, outcome: 'fail', detail: failures.join('; ') + tail, trace };
 }
