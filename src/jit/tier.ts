@@ -20,8 +20,11 @@ import { Trap, TrapKind } from '../interpreter/errors.js';
 import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
-import { functionSource } from './translate.js';
+import { functionSourceInSteps } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
+
+/** The most time one entry of a hot function spends translating it (ms); the rest waits for its next entry. */
+export const TRANSLATE_SLICE_MS = 1;
 
 /** A translated function: see translate.ts for its parameters and answers. */
 export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number) => number;
@@ -42,6 +45,8 @@ export class JitTable {
   /** How many functions were translated, and the milliseconds it took (for the bench and tests). */
   translated = 0;
   translateMs = 0;
+  /** Translations under way (a large function is translated over several slices). */
+  private readonly jobs = new Map<number, Generator<void, string | null>>();
 
   constructor(readonly functions: CompiledFunctions) {
     const count = functions.info.length / FUNC_INFO_STRIDE;
@@ -49,17 +54,28 @@ export class JitTable {
     this.heat = new Int32Array(count);
   }
 
-  /** The translated function for `index`, translating it now; null when it stays interpreted. */
-  translate(index: number): JitFunction | null {
+  /**
+   * The translated function for `index`, translating it for at most `budgetMs` now: null when
+   * it stays interpreted, undefined while its translation goes on (it goes on at the next call).
+   */
+  translate(index: number, budgetMs = Infinity): JitFunction | null | undefined {
     const have = this.fns[index];
     if (have !== undefined) return have;
     const started = performance.now();
+    const job = this.jobs.get(index) ?? functionSourceInSteps(this.functions, index);
+    let step = job.next();
+    while (step.done !== true && performance.now() - started < budgetMs) step = job.next();
+    if (step.done !== true) {
+      this.jobs.set(index, job);
+      this.translateMs += performance.now() - started;
+      return undefined;
+    }
+    this.jobs.delete(index);
     let fn: JitFunction | null = null;
-    const source = functionSource(this.functions, index);
-    if (source !== null) {
+    if (step.value !== null) {
       const given = (helperObject ??= helpers());
       const names = Object.keys(given);
-      const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n) {\n${source}\n};`);
+      const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n) {\n${step.value}\n};`);
       fn = factory(this, this.functions.code, ...names.map((k) => given[k])) as JitFunction;
       this.translated++;
     }
@@ -77,7 +93,10 @@ export function translatedFunction(jit: JitTable, index: number, heat: number, t
   const have = jit.fns[index];
   if (have !== undefined) return have;
   if ((jit.heat[index] += heat) < threshold) return null;
-  return jit.translate(index);
+  // With threshold 0 (every function from its first call, for tests) at once; otherwise a
+  // share of the slice at a time, so that a large function's translation never holds the
+  // event loop (the interpreter runs the function meanwhile).
+  return jit.translate(index, threshold === 0 ? Infinity : TRANSLATE_SLICE_MS) ?? null;
 }
 
 /** The module's table, made on first use. */

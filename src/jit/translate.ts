@@ -135,25 +135,27 @@ function fill(template: string, code: Int32Array, pc: number): string {
  * A function with a frame access of any other shape keeps every word in the array.
  */
 class WordPromotion {
-  readonly words: number[];
-  private readonly promoted: Set<number>;
+  words: number[] = [];
+  private promoted = new Set<number>();
+  private readonly typed = new Set<number>();
+  private readonly other = new Set<number>();
+  private dynamic = false;
 
-  constructor(lines: readonly string[]) {
-    const typed = new Set<number>();
-    const other = new Set<number>();
-    let dynamic = false;
-    for (const line of lines) {
-      for (const m of line.matchAll(/\bs32\[base \+ (\d+)\]/g)) typed.add(Number(m[1]));
-      for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) other.add(Number(m[1]));
-      for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) {
-        other.add(Number(m[1]));
-        other.add(Number(m[1]) + 1);
-      }
-      // Any other view access, or an index that is not `base + K`: no promotion in this function.
-      const rest = line.replace(/\b[sf](32|64)\[base \+ \d+( >> 1)?\]/g, '');
-      if (/\b(s32|f32|f64)\[/.test(rest)) dynamic = true;
+  /** Takes note of a line's frame accesses (all lines first, then `decide`). */
+  observe(line: string): void {
+    for (const m of line.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.typed.add(Number(m[1]));
+    for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) this.other.add(Number(m[1]));
+    for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) {
+      this.other.add(Number(m[1]));
+      this.other.add(Number(m[1]) + 1);
     }
-    this.promoted = new Set(dynamic ? [] : [...typed].filter((w) => !other.has(w)));
+    // Any other view access, or an index that is not `base + K`: no promotion in this function.
+    const rest = line.replace(/\b[sf](32|64)\[base \+ \d+( >> 1)?\]/g, '');
+    if (/\b(s32|f32|f64)\[/.test(rest)) this.dynamic = true;
+  }
+
+  decide(): void {
+    this.promoted = new Set(this.dynamic ? [] : [...this.typed].filter((w) => !this.other.has(w)));
     this.words = [...this.promoted].sort((a, b) => a - b);
   }
 
@@ -206,12 +208,27 @@ const STORE_ALL = '@storeAll;';
 const storeFrom = (word: number): string => `@storeFrom ${num(word)};`;
 const loadFrom = (word: number): string => `@loadFrom ${num(word)};`;
 
+/** Instructions (or lines) translated between two yields of functionSourceInSteps. */
+const STEP = 128;
+
 /**
  * The body of the JavaScript function for function `index` (the factory in tier.ts wraps it),
  * or null when the function stays in the interpreter: too long, or holding an instruction
  * whose layout the tier does not know.
  */
 export function functionSource(fns: CompiledFunctions, index: number): string | null {
+  const steps = functionSourceInSteps(fns, index);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * functionSource in steps: it yields after every STEP instructions or lines, so that the
+ * translation of a large function can be spread over several slices (tier.ts).
+ */
+export function* functionSourceInSteps(fns: CompiledFunctions, index: number): Generator<void, string | null> {
   const { code, info } = fns;
   const at = index * FUNC_INFO_STRIDE;
   const entry = info[at + FuncInfo.Entry]!;
@@ -245,7 +262,9 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
 
   // Pass 2: the code, one instruction per line, frame words as `s32[base + K]`.
   const lines: string[] = [];
+  let done = 0;
   for (const pc of starts) {
+    if (++done % STEP === 0) yield;
     if (leaders.has(pc)) lines.push(`case ${block(pc)}:`);
     const op = code[pc]!;
     const data = DATA_OPS.get(op);
@@ -338,7 +357,12 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
   }
 
   // Pass 3: frame words into variables, and the markers into stores and loads.
-  const words = new WordPromotion(lines);
+  const words = new WordPromotion();
+  for (let i = 0; i < lines.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    words.observe(lines[i]!);
+  }
+  words.decide();
   const out: string[] = [];
   out.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
   out.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info, constants = table.functions.constants;');
@@ -363,7 +387,8 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
   if (code[entry] === Op.Loop) out.push(words.load());
   else out.push(`if (pc === ${num(entry)}) { ${words.loadOnly(atEntry)} } else { ${words.load()} }`);
   out.push('try { for (;;) { switch (blk) {');
-  for (const line of lines) {
+  for (const [i, line] of lines.entries()) {
+    if (i % STEP === STEP - 1) yield;
     out.push(
       words.rewrite(line)
         .replace(STORE_ALL, words.store())
