@@ -3,10 +3,12 @@
  *
  *     sandboxd <MODULE> [--invoke NAME] [--fuel N] [--timeout-ms MS] [--memory-mb MB]
  *              [--arg V]... [--allow-log] [--seed SEED]
+ *              [--wasi [--dir HOST[::GUEST]]... [--env K=V]... [-- ARGS...]]
  *
  * Beyond sandboxd, `--arg` takes typed values: `i32:N`, `i64:N`, `f32:X`, `f64:X`, and
  * `v128:0x` with exactly 32 hex digits (a plain value is an i32). Options may be written
- * `--flag value` or `--flag=value`; `--` ends them.
+ * `--flag value` or `--flag=value`; `--` ends them. `--wasi` runs a WASI program (`_start`
+ * unless `--invoke` says otherwise); what follows its module after `--` are its arguments.
  */
 import { Value } from '../sandbox/value.js';
 
@@ -19,6 +21,17 @@ export interface CliOptions {
   args: Value[];
   allowLog: boolean;
   seed: bigint | null;
+  /** With `--wasi`: what the program gets; null without. */
+  wasi: WasiCliOptions | null;
+}
+
+export interface WasiCliOptions {
+  /** `--dir HOST[::GUEST]`: host directories to preopen (as in-memory copies) under guest paths. */
+  dirs: { host: string; guest: string }[];
+  /** `--env K=V`, in order. */
+  env: [string, string][];
+  /** The program's arguments after its name (what follows the module after `--`). */
+  args: string[];
 }
 
 export type ParsedArgs =
@@ -48,6 +61,14 @@ Options:
                          Off by default: the host denies everything unless asked
       --seed <SEED>      Grant the audited \`host::random\` capability, seeded with SEED, so the guest
                          can draw reproducible 64-bit numbers. Off by default. Not cryptographic
+      --wasi             Run a WASI program: grant wasi_snapshot_preview1 and invoke \`_start\` (unless
+                         --invoke says otherwise), its stdin ours, its stdout and stderr passed through,
+                         the exit code its own. Time is virtual (from fuel) and random_get seeded
+      --dir <HOST[::GUEST]>
+                         With --wasi: preopen a copy in memory of the host directory HOST, as GUEST
+                         (default: HOST as written). The program never writes the host's files
+      --env <K=V>        With --wasi: set an environment variable of the program
+  -- <ARGS>...           With --wasi: the program's arguments (after its module)
   -h, --help             Print help
   -V, --version          Print version
 
@@ -57,9 +78,11 @@ Exit codes: 0 success, 1 host error, 2 fuel exhausted, 3 timeout, 4 memory limit
 
 const U64_MAX = 2n ** 64n - 1n;
 
-type ValueFlag = 'invoke' | 'fuel' | 'timeout-ms' | 'memory-mb' | 'arg' | 'seed';
+type ValueFlag = 'invoke' | 'fuel' | 'timeout-ms' | 'memory-mb' | 'arg' | 'seed' | 'dir' | 'env';
 
-const LONG_VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>(['invoke', 'fuel', 'timeout-ms', 'memory-mb', 'arg', 'seed']);
+const LONG_VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>(['invoke', 'fuel', 'timeout-ms', 'memory-mb', 'arg', 'seed', 'dir', 'env']);
+/** The flags that only mean something with `--wasi`. */
+const WASI_FLAGS: readonly ValueFlag[] = ['dir', 'env'];
 
 class ArgError extends Error {}
 
@@ -82,13 +105,24 @@ function parse(argv: readonly string[]): ParsedArgs {
     args: [],
     allowLog: false,
     seed: null,
+    wasi: null,
   };
+  const wasi: WasiCliOptions = { dirs: [], env: [], args: [] };
+  let wasiRequested = false;
+  let invokeGiven = false;
+  const wasiFlagsSeen: string[] = [];
   let onlyPositionals = false;
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (onlyPositionals || token === '-' || !token.startsWith('-')) {
-      if (options.module !== null) throw new ArgError(`unexpected argument '${token}' (the module is already '${options.module}')`);
-      options.module = token;
+      if (options.module === null) {
+        options.module = token;
+      } else if (onlyPositionals) {
+        // The program's arguments, if this is a WASI run (checked at the end).
+        wasi.args.push(token);
+      } else {
+        throw new ArgError(`unexpected argument '${token}' (the module is already '${options.module}')`);
+      }
       continue;
     }
     if (token === '--') {
@@ -101,6 +135,10 @@ function parse(argv: readonly string[]): ParsedArgs {
       options.allowLog = true;
       continue;
     }
+    if (token === '--wasi') {
+      wasiRequested = true;
+      continue;
+    }
 
     let flag: string;
     let inline: string | null = null;
@@ -108,7 +146,7 @@ function parse(argv: readonly string[]): ParsedArgs {
       const eq = token.indexOf('=');
       flag = eq >= 0 ? token.slice(2, eq) : token.slice(2);
       if (eq >= 0) inline = token.slice(eq + 1);
-      if (flag === 'allow-log') throw new ArgError(`'--allow-log' takes no value`);
+      if (flag === 'allow-log' || flag === 'wasi') throw new ArgError(`'--${flag}' takes no value`);
       if (!LONG_VALUE_FLAGS.has(flag)) throw new ArgError(`unexpected argument '${token}'`);
     } else if (token.startsWith('-i')) {
       flag = 'invoke';
@@ -123,9 +161,18 @@ function parse(argv: readonly string[]): ParsedArgs {
       if (i + 1 >= argv.length) throw new ArgError(`a value is required for '--${flag} <${valueName(flag as ValueFlag)}>' but none was supplied`);
       value = argv[++i]!;
     }
-    applyFlag(options, flag as ValueFlag, value);
+    if (flag === 'invoke') invokeGiven = true;
+    if ((WASI_FLAGS as readonly string[]).includes(flag)) wasiFlagsSeen.push(flag);
+    applyFlag(options, wasi, flag as ValueFlag, value);
   }
   if (options.module === null) throw new ArgError('the following required arguments were not provided: <MODULE>');
+  if (!wasiRequested) {
+    if (wasi.args.length > 0) throw new ArgError(`unexpected argument '${wasi.args[0]}' (the module is already '${options.module}')`);
+    if (wasiFlagsSeen.length > 0) throw new ArgError(`'--${wasiFlagsSeen[0]}' requires '--wasi'`);
+  } else {
+    options.wasi = wasi;
+    if (!invokeGiven) options.invoke = '_start';
+  }
   return { kind: 'run', options: { ...options, module: options.module } };
 }
 
@@ -137,10 +184,12 @@ function valueName(flag: ValueFlag): string {
     case 'memory-mb': return 'MB';
     case 'arg': return 'V';
     case 'seed': return 'SEED';
+    case 'dir': return 'HOST[::GUEST]';
+    case 'env': return 'K=V';
   }
 }
 
-function applyFlag(options: Omit<CliOptions, 'module'>, flag: ValueFlag, value: string): void {
+function applyFlag(options: Omit<CliOptions, 'module'>, wasi: WasiCliOptions, flag: ValueFlag, value: string): void {
   const where = `for '--${flag} <${valueName(flag)}>'`;
   switch (flag) {
     case 'invoke':
@@ -165,6 +214,20 @@ function applyFlag(options: Omit<CliOptions, 'module'>, flag: ValueFlag, value: 
     case 'arg':
       options.args.push(parseValue(value, where));
       return;
+    case 'dir': {
+      const split = value.indexOf('::');
+      const host = split >= 0 ? value.slice(0, split) : value;
+      const guest = split >= 0 ? value.slice(split + 2) : value;
+      if (host === '' || guest === '') throw new ArgError(`invalid value '${value}' ${where}: expected a host directory, optionally followed by ::GUEST`);
+      wasi.dirs.push({ host, guest });
+      return;
+    }
+    case 'env': {
+      const eq = value.indexOf('=');
+      if (eq <= 0) throw new ArgError(`invalid value '${value}' ${where}: expected NAME=VALUE`);
+      wasi.env.push([value.slice(0, eq), value.slice(eq + 1)]);
+      return;
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * loads (one file starts faster than a graph of ES modules), and `main.ts` calls it when the
  * CLI runs from source. It loads nothing it does not need: wabt only when the module is text.
  */
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { runCli } from './run.js';
 
 /**
@@ -14,9 +14,18 @@ import { runCli } from './run.js';
  * later one go through the stream instead, so nothing is lost or reordered.
  */
 export function lineWriter(fd: number, stream: () => Pick<NodeJS.WritableStream, 'write'>): (line: string) => void {
+  return linesTo(bytesWriter(fd, stream));
+}
+
+function linesTo(write: (bytes: Uint8Array) => void): (line: string) => void {
+  return (line) => write(Buffer.from(`${line}\n`));
+}
+
+/** Writes bytes to `fd` as `lineWriter` writes lines (a WASI program's own output goes so). */
+export function bytesWriter(fd: number, stream: () => Pick<NodeJS.WritableStream, 'write'>): (bytes: Uint8Array) => void {
   let direct = true;
-  return (line) => {
-    let bytes = Buffer.from(`${line}\n`);
+  return (data) => {
+    let bytes = data;
     while (direct && bytes.length > 0) {
       try {
         bytes = bytes.subarray(writeSync(fd, bytes));
@@ -28,10 +37,21 @@ export function lineWriter(fd: number, stream: () => Pick<NodeJS.WritableStream,
   };
 }
 
+/** All of our stdin (empty when there is none to read). */
+function readStdin(): Uint8Array {
+  try {
+    return readFileSync(0);
+  } catch {
+    return new Uint8Array(0);
+  }
+}
+
 export function runProcess(version: string): void {
-  const stdout = lineWriter(1, () => process.stdout);
-  const stderr = lineWriter(2, () => process.stderr);
-  runCli(process.argv.slice(2), { stdout, stderr }, { version }).then(
+  // One writer per descriptor, for lines and bytes alike, so that they keep their order.
+  const stdout = bytesWriter(1, () => process.stdout);
+  const stderr = bytesWriter(2, () => process.stderr);
+  const io = { stdout: linesTo(stdout), stderr: linesTo(stderr), writeStdout: stdout, writeStderr: stderr, readStdin };
+  runCli(process.argv.slice(2), io, { version }).then(
     (code) => {
       process.exitCode = code;
     },

@@ -8,17 +8,28 @@
  * `sandboxd: <error message>`. The exit code names the outcome: 0 success,
  * 1 host error (and bad command lines), 2 fuel, 3 timeout, 4 memory, 5 disallowed import,
  * 6 invalid module, 7 export error, 8 guest trap.
+ *
+ * With `--wasi` the program speaks for itself: its stdout and stderr go through as it writes
+ * them, nothing else is printed unless the run fails (`sandboxd: <error message>`), and the
+ * exit code is the program's own (an exit code above 255, which a process cannot have, is 255).
  */
 import { readFileSync } from 'node:fs';
 import { HostAbi, type LogSink } from '../host/abi.js';
+import type { WasiOptions } from '../host/wasi/index.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { Limits } from '../sandbox/limits.js';
 import { Sandbox } from '../sandbox/sandbox.js';
-import { HELP, USAGE, parseArgs, type CliOptions } from './args.js';
+import { HELP, USAGE, parseArgs, type CliOptions, type WasiCliOptions } from './args.js';
 
 export interface CliIo {
   stdout(line: string): void;
   stderr(line: string): void;
+  /** A WASI program's stdout, as it writes it (default: through `stdout`, a line per write). */
+  writeStdout?(bytes: Uint8Array): void;
+  /** A WASI program's stderr, as it writes it (default: through `stderr`, a line per write). */
+  writeStderr?(bytes: Uint8Array): void;
+  /** All of our stdin, read when a WASI program first reads its own (default: nothing). */
+  readStdin?(): Uint8Array;
 }
 
 export interface CliEnvironment {
@@ -67,10 +78,15 @@ async function runModule(options: CliOptions, io: CliIo): Promise<number> {
     let host = HostAbi.denyAll();
     if (options.allowLog) ({ host, logs } = host.allowLog());
     if (options.seed !== null) host = host.allowRandom(options.seed);
+    if (options.wasi !== null) host = host.allowWasi(wasiOptions(options.module, options.wasi, io)).host;
 
     const output = await new Sandbox(host).run(bytes, options.invoke, options.args, limits);
 
     printLogs(logs, io);
+    if (options.wasi !== null) {
+      if (output.values.length > 0) io.stdout(`result: ${output.values.map(String).join(', ')}`);
+      return Math.min(output.exitCode, 255);
+    }
     io.stdout(output.values.length === 0 ? 'ok (no return value)' : `result: ${output.values.map(String).join(', ')}`);
     io.stderr(`fuel consumed: ${output.fuelConsumed}`);
     if (output.peakMemoryBytes > 0) io.stderr(`peak linear memory: ${output.peakMemoryBytes} bytes`);
@@ -81,6 +97,18 @@ async function runModule(options: CliOptions, io: CliIo): Promise<number> {
     io.stderr(`sandboxd: ${error.message}`);
     return error.exitCode;
   }
+}
+
+function wasiOptions(module: string, wasi: WasiCliOptions, io: CliIo): WasiOptions {
+  const decoder = new TextDecoder();
+  return {
+    args: [module, ...wasi.args],
+    env: Object.fromEntries(wasi.env),
+    stdin: io.readStdin ?? new Uint8Array(0),
+    preopens: Object.fromEntries(wasi.dirs.map(({ host, guest }) => [guest, host])),
+    onStdout: io.writeStdout ?? ((bytes) => io.stdout(decoder.decode(bytes))),
+    onStderr: io.writeStderr ?? ((bytes) => io.stderr(decoder.decode(bytes))),
+  };
 }
 
 function printLogs(logs: LogSink | null, io: CliIo): void {
