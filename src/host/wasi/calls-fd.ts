@@ -118,8 +118,10 @@ export const fdCalls: Readonly<Record<string, Syscall>> = {
 
   fd_prestat_dir_name: syscall(['i32', 'i32', 'i32'], (ctx, [fd, ptr, len]) => {
     const name = new TextEncoder().encode(preopenName(ctx, fd!));
+    const memory = ctx.memory;
+    memory.checkRange(u32(ptr!), u32(len!));
     if (u32(len!) < name.length) fail(Errno.NAMETOOLONG);
-    ctx.memory.write(u32(ptr!), name);
+    memory.write(u32(ptr!), name);
     return Errno.SUCCESS;
   }),
 
@@ -153,6 +155,7 @@ export const fdCalls: Readonly<Record<string, Syscall>> = {
     d.require(RIGHTS.FD_READDIR);
     if (d.target.kind !== 'directory') fail(Errno.NOTDIR);
     const memory = ctx.memory;
+    memory.checkRange(u32(buf!), u32(bufLen!));
     const listing = directoryListing(d.target.node, u64(cookie!), u32(bufLen!));
     memory.write(u32(buf!), listing);
     memory.setU32(u32(bufusedPtr!), listing.length);

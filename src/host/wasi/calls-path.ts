@@ -84,9 +84,10 @@ export const pathCalls: Readonly<Record<string, Syscall>> = {
   path_readlink: syscall(['i32', 'i32', 'i32', 'i32', 'i32', 'i32'], (ctx, [fd, path, len, buf, bufLen, bufusedPtr]) => {
     const node = existing(lookup(ctx, fd!, RIGHTS.PATH_READLINK, path!, len!, false));
     if (node.kind !== 'symlink') fail(Errno.INVAL);
+    const memory = ctx.memory;
+    memory.checkRange(u32(buf!), u32(bufLen!));
     // As readlink(2): as much of the target as fits, without a NUL.
     const target = new TextEncoder().encode(node.target).subarray(0, u32(bufLen!));
-    const memory = ctx.memory;
     memory.write(u32(buf!), target);
     memory.setU32(u32(bufusedPtr!), target.length);
     return Errno.SUCCESS;
