@@ -59,6 +59,17 @@ export class Execution {
   jitLeft = 0;
   /** Not yet started: its function may enter the JavaScript tier at its entry (runLoop). */
   atEntry = false;
+  /**
+   * Set when the execution paused because a function it was about to enter had just been
+   * translated (src/jit): its pace is about to change, and the driver should measure it anew.
+   * Whoever reads it clears it.
+   */
+  freshCode = false;
+  /**
+   * When (performance.now()) the current slice should end, whatever fuel it has left: the
+   * JavaScript tier looks at it now and then (the driver sets it; never, by default).
+   */
+  sliceDeadline = Infinity;
   /** Set by invokeSync: no event loop to wait on (see atomicWaitSuspend). */
   synchronous = false;
   /** A memory.atomic.wait is letting its timeout pass: pending, with no result to deliver. */

@@ -23,6 +23,7 @@ import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
 import { LOOP_HEAT } from '../jit/policy.js';
 import { jitTableOf, translatedFunction } from '../jit/tier.js';
+import { CLOCK_FUEL } from '../jit/translate.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
@@ -116,8 +117,15 @@ export function runLoop(ex: Execution): Status {
 function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const store = ex.store;
   if (store.jitThreshold === Infinity) return null;
-  const translated = translatedFunction(jitTableOf(ex.inst!.module), ex.func.index, 1, store.jitThreshold);
+  const jit = jitTableOf(ex.inst!.module);
+  const translatedBefore = jit.translated;
+  const translated = translatedFunction(jit, ex.func.index, 1, store.jitThreshold);
   if (translated === null) return null;
+  if (jit.translated !== translatedBefore && store.jitThreshold !== 0) {
+    // Just translated: as in runStretch, pause before running the new code (ex is at the entry).
+    ex.freshCode = true;
+    return 'paused';
+  }
   ex.jitLeft = (store.fuel - checkpoint) | 0;
   let answer: number;
   try {
@@ -125,7 +133,8 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   } finally {
     store.fuel = checkpoint + ex.jitLeft;
   }
-  return answer === 2 ? pauseOrRunOut(store.fuel) : null;
+  if (answer === 2) return pauseOrRunOut(store.fuel);
+  return answer === 4 ? 'paused' : null;
 }
 
 /** runStretch's answer when something it holds constant has changed: call it again. */
@@ -173,6 +182,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
   // callIndex to its function and leaves the switch, as a call does, to enter translated code.
   const jit = store.jitThreshold === Infinity ? null : jitTableOf(inst.module);
   let atLoop = false;
+  let clockAt = left - CLOCK_FUEL;
 
   try {
     for (;;) {
@@ -240,7 +250,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
             ex.inst = inst;
             return pauseOrRunOut(checkpoint + left);
           }
-          if (jit !== null) {
+          if (jit !== null || left < clockAt) {
             callIndex = code[pc + 1]!;
             atLoop = true;
             break;
@@ -1242,14 +1252,43 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         ex.inst = inst;
         return pauseOrRunOut(checkpoint + left);
       }
-      if (jit === null) continue;
       }
 
-      // ---- the JavaScript tier: at a function's entry or a loop header (src/jit) -------
-      const translated = translatedFunction(jit!, callIndex, fromLoop ? LOOP_HEAT : 1, store.jitThreshold);
+      // ---- at a function's entry or a loop header: the clock, and the JavaScript tier ------
+      // Every CLOCK_FUEL, a look at the clock: a slice is sized in fuel from the pace so far,
+      // and the pace can fall far below it — in code V8 has just deoptimised (this loop's own,
+      // in a fresh process) or not optimised yet (new translations); past the slice's
+      // deadline (execution.ts, sliceDeadline) it pauses here.
+      if (left < clockAt) {
+        clockAt = left - CLOCK_FUEL;
+        if (performance.now() >= ex.sliceDeadline) {
+          ex.pc = pc;
+          ex.base = base;
+          ex.fsp = fsp;
+          ex.inst = inst;
+          return 'paused';
+        }
+      }
+      if (jit === null) {
+        if (fromLoop) pc += 2;
+        continue;
+      }
+      const translatedBefore = jit.translated;
+      const translated = translatedFunction(jit, callIndex, fromLoop ? LOOP_HEAT : 1, store.jitThreshold);
       if (translated === null) {
         if (fromLoop) pc += 2;
         continue;
+      }
+      if (jit.translated !== translatedBefore && store.jitThreshold !== 0) {
+        // Just translated: V8 runs the new code slowly until it has optimised it, so a slice
+        // sized for the interpreter's pace would hold the event loop. End this one here, at a
+        // check point; the driver measures the new pace on short slices (Execution.freshCode).
+        ex.pc = pc;
+        ex.base = base;
+        ex.fsp = fsp;
+        ex.inst = inst;
+        ex.freshCode = true;
+        return 'paused';
       }
       ex.jitLeft = left;
       ex.inst = inst;
@@ -1264,6 +1303,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       fsp = ex.fsp;
       if (answer === 1) continue; // EXIT: the interpreter goes on from ex.pc
       if (answer === 2) return pauseOrRunOut(checkpoint + left); // PAUSE at a callee's entry
+      if (answer === 4) return 'paused'; // OUT_OF_TIME, at a loop header
       return SWITCH; // bulk work left in pieces
     }
   } finally {

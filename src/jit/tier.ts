@@ -23,8 +23,10 @@ import * as N from '../interpreter/numeric.js';
 import { functionSourceInSteps } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
-/** The most time one entry of a hot function spends translating it (ms); the rest waits for its next entry. */
+/** The most time one step of a translation takes (ms); the rest waits for a later entry of the function. */
 export const TRANSLATE_SLICE_MS = 1;
+/** The least time between two steps of the translations of one module (ms). */
+export const TRANSLATE_EVERY_MS = 4;
 
 /** A translated function: see translate.ts for its parameters and answers. */
 export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number) => number;
@@ -33,7 +35,7 @@ const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
 /** What translated code may reach: this and nothing else (docs/jit.md). Made on first use: the modules it names import this one. */
 function helpers(): Record<string, unknown> {
-  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, EMPTY_VIEW });
+  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, EMPTY_VIEW, now: () => performance.now() });
 }
 let helperObject: Record<string, unknown> | undefined;
 
@@ -45,6 +47,8 @@ export class JitTable {
   /** How many functions were translated, and the milliseconds it took (for the bench and tests). */
   translated = 0;
   translateMs = 0;
+  /** Not before this (performance.now()) does a translation under way take its next step. */
+  translateAgainAt = 0;
   /** Translations under way (a large function is translated over several slices). */
   private readonly jobs = new Map<number, Generator<void, string | null>>();
 
@@ -93,10 +97,16 @@ export function translatedFunction(jit: JitTable, index: number, heat: number, t
   const have = jit.fns[index];
   if (have !== undefined) return have;
   if ((jit.heat[index] += heat) < threshold) return null;
-  // With threshold 0 (every function from its first call, for tests) at once; otherwise a
-  // share of the slice at a time, so that a large function's translation never holds the
-  // event loop (the interpreter runs the function meanwhile).
-  return jit.translate(index, threshold === 0 ? Infinity : TRANSLATE_SLICE_MS) ?? null;
+  // With threshold 0 (every function from its first call, for tests) at once. Otherwise in
+  // steps of TRANSLATE_SLICE_MS, at most one per TRANSLATE_EVERY_MS of the module's time, so
+  // that a large function's translation never holds the event loop, however often the
+  // function is entered meanwhile (the interpreter runs it until its translation is done).
+  if (threshold === 0) return jit.translate(index) ?? null;
+  const now = performance.now();
+  if (now < jit.translateAgainAt) return null;
+  const fn = jit.translate(index, TRANSLATE_SLICE_MS);
+  if (fn === undefined) jit.translateAgainAt = performance.now() + TRANSLATE_EVERY_MS;
+  return fn ?? null;
 }
 
 /** The module's table, made on first use. */

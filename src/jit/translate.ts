@@ -22,7 +22,8 @@
  *   the tier leaves to it (a host call, memory.grow, a call it cannot make), or at a check
  *   point whose slice is spent (the interpreter then pauses or runs out, as it would have);
  * - 2 (PAUSE): a call's entry found the slice spent; the interpreter pauses there;
- * - 3 (SWITCH): a bulk instruction left work to do in pieces; the interpreter pauses after it.
+ * - 3 (SWITCH): a bulk instruction left work to do in pieces; the interpreter pauses after it;
+ * - 4 (OUT_OF_TIME): the slice's time (ex.sliceDeadline) has passed; paused at a loop header.
  *
  * Every frame it enters is pushed on the execution's frame array as the interpreter pushes
  * it, so an exit anywhere leaves the interpreter a complete stack: nothing is rewound.
@@ -40,6 +41,12 @@ export const RETURNED = 0;
 export const EXIT = 1;
 export const PAUSE = 2;
 export const SWITCH = 3;
+export const OUT_OF_TIME = 4;
+/**
+ * Fuel between two looks at the clock, at loop headers and calls (ex.sliceDeadline): a tenth
+ * of a millisecond at full speed, a millisecond or so in code V8 has not optimised yet.
+ */
+export const CLOCK_FUEL = 20_000;
 
 /** Sizes of the instructions the tier leaves to the interpreter (opcodes.ts gives their layouts). */
 const EXIT_SIZES: ReadonlyMap<number, number> = new Map([
@@ -304,8 +311,11 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
         lines.push(`left -= ${num(code[pc + 1]!)};`);
         break;
       case Op.Loop:
-        // The check point: with the slice spent, the interpreter takes it from here.
-        lines.push(`if (left <= 0) ${exit(pc)}`);
+        // The check point: with the slice spent, the interpreter takes it from here. Every
+        // CLOCK_FUEL it also looks at the clock: V8 runs new code slowly until it has
+        // optimised it (and again after a deoptimisation), so a slice sized in fuel from the
+        // pace so far can last far longer than meant; past the slice's deadline, it pauses.
+        lines.push(`if (left <= 0) ${exit(pc)} if (left < clockAt) { clockAt = left - ${num(CLOCK_FUEL)}; if (now() >= ex.sliceDeadline) { ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; answer = 4; blk = ${leave}; continue; } }`);
         break;
       case Op.Call: {
         const callee = code[pc + 1]!;
@@ -318,6 +328,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
           + ` left -= ${num(code[pc + 3]!)}; ${storeFrom(argBase)}`
           + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId; ${frameSetup(fns, callee)}`
           + ` if (--left <= 0) { ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` if (left < clockAt) { clockAt = left - ${num(CLOCK_FUEL)}; if (now() >= ex.sliceDeadline) { ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 4; below = ${num(argBase)}; blk = ${leave}; continue; } }`
           + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${calleeEntry}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
           + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
@@ -371,7 +382,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   // and this frame's own `left` (from before the call) must not overwrite it.
   // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
   // below its base are this frame's to store; the callee's own are in the array already.
-  out.push('let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false;');
+  out.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)};`);
   out.push(words.declarations());
   // At the function's entry only its parameters and constant slots hold anything (locals are
   // zero, like the variables); at a loop header, any word may.

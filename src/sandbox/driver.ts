@@ -30,6 +30,10 @@ export interface DrivableExecution {
   sliceFuel: number;
   /** The size of a piece of a long instruction (pieces.ts). */
   readonly meter: { pieceBytes: number };
+  /** It paused to enter freshly translated code (Execution.freshCode): its pace will change. */
+  freshCode: boolean;
+  /** When the slice should end at the latest, fuel or not (Execution.sliceDeadline). */
+  sliceDeadline: number;
   resume(): 'done' | 'paused' | 'pending';
   readonly results: WasmValue[] | readonly WasmValue[];
   readonly pending: Promise<unknown> | PromiseLike<unknown> | null | undefined;
@@ -44,6 +48,11 @@ export interface FuelGauge {
 export const TARGET_SLICE_MS = 1;
 /** The most a round runs guests before the event loop gets its turn (ms). */
 export const ROUND_MS = 2;
+/**
+ * How far past its planned length a slice may run before translated code pauses it at a loop
+ * header (Execution.sliceDeadline): fuel sizes slices, and the clock catches a pace that fell.
+ */
+export const SLICE_OVERRUN_MS = 2;
 /** The shortest slice, however many runs share the loop (ms). */
 export const MIN_SLICE_MS = 0.005;
 
@@ -82,6 +91,7 @@ class Task {
     execution.meter.pieceBytes = Math.max(MIN_PIECE_BYTES, Math.round(PIECE_BYTES_PER_MS * sliceMs()));
     const fuelBefore = store.fuel;
     const t0 = performance.now();
+    execution.sliceDeadline = t0 + SLICE_OVERRUN_MS + sliceMs();
     let state: 'done' | 'paused' | 'pending';
     try {
       state = execution.resume();
@@ -90,7 +100,13 @@ class Task {
       return false;
     }
     const spent = fuelBefore - store.fuel;
-    pacer.adapt(spent, performance.now() - t0, state === 'paused' && spent >= slice);
+    const elapsed = performance.now() - t0;
+    // A slice ended by its deadline rather than its fuel measured the pace too (a slow one).
+    pacer.adapt(spent, elapsed, state === 'paused' && (spent >= slice || elapsed >= sliceMs()));
+    if (execution.freshCode) {
+      execution.freshCode = false;
+      pacer.restart();
+    }
     // The deadline, seen here too: the watchdog's timer may be waiting behind this round.
     this.watchdog.poll();
     if (state === 'done') {
@@ -253,6 +269,14 @@ export async function enterRun(deadline: Promise<void>): Promise<void> {
  */
 export class Pacer {
   sliceFuel = INITIAL_SLICE_FUEL;
+
+  /**
+   * Back to a first slice's size: the run's pace is about to change (it enters freshly
+   * translated code, which V8 runs slowly until it has optimised it), and is measured anew.
+   */
+  restart(): void {
+    this.sliceFuel = Math.min(this.sliceFuel, INITIAL_SLICE_FUEL);
+  }
 
   /** Adjusts the slice after a `resume()` that spent `spent` fuel in `elapsedMs`. */
   adapt(spent: number, elapsedMs: number, exhausted: boolean): void {

@@ -1,0 +1,90 @@
+/**
+ * The JavaScript tier under the fences: translating a large hot function never holds the
+ * event loop, and a guest running in translated code still yields and meets its deadline.
+ * (Timing tests: vitest.config.ts runs them after the others, one file at a time.)
+ */
+import { describe, expect, it } from 'vitest';
+import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
+import { compileModule } from '../src/interpreter/index.js';
+import { JitTable, TRANSLATE_SLICE_MS } from '../src/jit/tier.js';
+import { assemble } from './helpers/engine-oracle.js';
+
+const i32 = (n: number): Value => Value.i32(n);
+
+/** A module whose `big` function is thousands of instructions long, called in a loop from `run`. */
+function bigFunctionModule(operations: number): string {
+  const body: string[] = [];
+  for (let i = 0; i < operations; i++) body.push(`(local.set 0 (i32.xor (i32.add (local.get 0) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`);
+  return `(module
+    (func $big (param i32) (result i32) ${body.join('\n')} (local.get 0))
+    (func (export "run") (param i32) (result i32) (local i32)
+      (loop $l
+        (local.set 1 (call $big (local.get 1)))
+        (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+      (local.get 1)))`;
+}
+
+/** The largest gap between the ticks of a 1 ms interval while `work` runs. */
+async function largestGap(work: () => Promise<unknown>): Promise<number> {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last);
+    last = now;
+  }, 1);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return worst;
+}
+
+describe('the JavaScript tier and the event loop', () => {
+  it('a hot function of 1,400 operations (11,000 words) is translated in steps of a few milliseconds', async () => {
+    const module = compileModule(await assemble(bigFunctionModule(1_400)));
+    const table = new JitTable(module.functions);
+    const steps: number[] = [];
+    let result;
+    do {
+      const started = performance.now();
+      result = table.translate(0, TRANSLATE_SLICE_MS);
+      steps.push(performance.now() - started);
+    } while (result === undefined);
+    expect(typeof result).toBe('function');
+    expect(steps.length).toBeGreaterThan(3);
+    expect(Math.max(...steps)).toBeLessThan(10);
+  });
+
+  it('while it runs hot and gets translated, the event loop never waits 10 ms, and the results are the interpreter\'s', { retry: 2, timeout: 60_000 }, async () => {
+    const source = bigFunctionModule(1_400);
+    const interpreted = await new Sandbox(HostAbi.denyAll(), { tier: 'interpreter' }).run(source, 'run', [i32(1_500)], new Limits({ fuel: 1e12 }));
+    const sandbox = new Sandbox(HostAbi.denyAll(), { tier: 'auto' });
+    const compiled = await sandbox.compile(source);
+    let tiered: Awaited<ReturnType<Sandbox['run']>> | undefined;
+    const gap = await largestGap(async () => {
+      tiered = await sandbox.run(compiled, 'run', [i32(1_500)], new Limits({ fuel: 1e12 }));
+    });
+    expect(tiered!.values.map(String)).toEqual(interpreted.values.map(String));
+    expect(tiered!.fuelConsumed).toBe(interpreted.fuelConsumed);
+    expect(gap).toBeLessThan(10);
+  });
+
+  it('a spinning guest in translated code ends within its deadline + 15 ms, the event loop never waiting 10 ms', { retry: 2, timeout: 60_000 }, async () => {
+    const sandbox = new Sandbox(HostAbi.denyAll(), { tier: 'eager' });
+    const compiled = await sandbox.compile('(module (func (export "run") (local i32) (loop $l (local.set 0 (i32.add (local.get 0) (i32.const 1))) (br $l))))');
+    let elapsed = 0;
+    let error: unknown;
+    const gap = await largestGap(async () => {
+      const started = performance.now();
+      error = await sandbox.run(compiled, 'run', [], new Limits({ fuel: 1e15, timeoutMs: 200 })).catch((e: unknown) => e);
+      elapsed = performance.now() - started;
+    });
+    expect(error).toBeInstanceOf(SandboxError);
+    expect((error as SandboxError).kind).toBe('Timeout');
+    expect(elapsed).toBeGreaterThanOrEqual(199);
+    expect(elapsed).toBeLessThan(200 + 15);
+    expect(gap).toBeLessThan(10);
+  });
+});
