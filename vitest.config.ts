@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * others, one file at a time: on two cores, another test file beside them takes the CPU their
  * 10–15 ms margins are about.
  */
-const TIMING = ['test/soak.test.ts', 'test/fences.test.ts', 'test/watchdog.test.ts', 'test/sandbox-concurrency.test.ts', 'test/jit-fences.test.ts'];
+const TIMING = ['test/soak.test.ts', 'test/fences.test.ts', 'test/watchdog.test.ts', 'test/sandbox-concurrency.test.ts', 'test/jit-fences.test.ts', 'test/wasi-timing.test.ts'];
 
 export default defineConfig({
   test: {

@@ -17,13 +17,15 @@ export enum FileType {
 
 /** `oflags` of path_open. */
 export const OFLAGS = { CREAT: 1, DIRECTORY: 2, EXCL: 4, TRUNC: 8 } as const;
-/** `fdflags`: a descriptor's flags. */
+export const ALL_OFLAGS = OFLAGS.CREAT | OFLAGS.DIRECTORY | OFLAGS.EXCL | OFLAGS.TRUNC;
+/** `fdflags`: a descriptor's flags (kept, and reported; in memory, the sync ones change nothing). */
 export const FDFLAGS = { APPEND: 1, DSYNC: 2, NONBLOCK: 4, RSYNC: 8, SYNC: 16 } as const;
-export const ALL_FDFLAGS = 0x1f;
+export const ALL_FDFLAGS = FDFLAGS.APPEND | FDFLAGS.DSYNC | FDFLAGS.NONBLOCK | FDFLAGS.RSYNC | FDFLAGS.SYNC;
 /** `lookupflags`: follow a symbolic link in the last component. */
 export const LOOKUP_SYMLINK_FOLLOW = 1;
 /** `fstflags` of the set_times calls. */
 export const FSTFLAGS = { ATIM: 1, ATIM_NOW: 2, MTIM: 4, MTIM_NOW: 8 } as const;
+export const ALL_FSTFLAGS = FSTFLAGS.ATIM | FSTFLAGS.ATIM_NOW | FSTFLAGS.MTIM | FSTFLAGS.MTIM_NOW;
 export const WHENCE = { SET: 0, CUR: 1, END: 2 } as const;
 export const CLOCK = { REALTIME: 0, MONOTONIC: 1, PROCESS_CPUTIME: 2, THREAD_CPUTIME: 3 } as const;
 export const EVENTTYPE = { CLOCK: 0, FD_READ: 1, FD_WRITE: 2 } as const;

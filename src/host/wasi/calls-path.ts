@@ -4,7 +4,7 @@
  * a directory (ENOTDIR) holding the rights it needs (ENOTCAPABLE) before it resolves the path.
  */
 import type { WasmValue } from '../../interpreter/values.js';
-import { ALL_FDFLAGS, DIRECTORY_RIGHTS, FILE_RIGHTS, LOOKUP_SYMLINK_FOLLOW, OFLAGS, RIGHTS } from './abi.js';
+import { ALL_FDFLAGS, ALL_OFLAGS, DIRECTORY_RIGHTS, FILE_RIGHTS, LOOKUP_SYMLINK_FOLLOW, OFLAGS, RIGHTS } from './abi.js';
 import type { WasiContext } from './context.js';
 import { Descriptor, type DirectoryDescriptor } from './descriptors.js';
 import { Errno, fail } from './errno.js';
@@ -47,7 +47,7 @@ export const pathCalls: Readonly<Record<string, Syscall>> = {
     const oflags = u32(oflagsArg!);
     const fdflags = u32(fdflagsArg!);
     const rightsBase = u64(base!);
-    if ((oflags & ~0xf) !== 0 || (fdflags & ~ALL_FDFLAGS) !== 0) fail(Errno.INVAL);
+    if ((oflags & ~ALL_OFLAGS) !== 0 || (fdflags & ~ALL_FDFLAGS) !== 0) fail(Errno.INVAL);
     if ((oflags & OFLAGS.CREAT) !== 0) {
       dir.require(RIGHTS.PATH_CREATE_FILE);
       if ((oflags & OFLAGS.DIRECTORY) !== 0) fail(Errno.INVAL);

@@ -145,9 +145,13 @@ function pollOneoff(ctx: WasiContext, inPtr: number, outPtr: number, count: numb
     return Errno.SUCCESS;
   };
   if (ready.length > 0) return finish(0n);
-  const wait = clocks.reduce((min, c) => (c.remaining < min ? c.remaining : min), clocks[0]!.remaining);
-  const slept = ctx.clock.sleep(wait, ctx.signal);
-  return slept === undefined ? finish(wait) : slept.then(() => finish(wait));
+  const earliest = clocks.reduce((min, c) => (c.remaining < min ? c.remaining : min), clocks[0]!.remaining);
+  const wait = earliest > 0n ? earliest : 0n;
+  const signal = ctx.signal;
+  const slept = ctx.clock.sleep(wait, signal);
+  if (slept === undefined) return finish(wait);
+  // A run that ended while it waited gets no answer: its memory is no longer this call's.
+  return slept.then(() => (signal.aborted ? Errno.SUCCESS : finish(wait)));
 }
 
 function descriptorEvent(ctx: WasiContext, userdata: Uint8Array, type: number, fd: number): Event {

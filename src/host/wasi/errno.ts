@@ -6,14 +6,12 @@
 
 export enum Errno {
   SUCCESS = 0,
-  TOOBIG = 1,
-  ACCES = 2,
   BADF = 8,
   EXIST = 20,
   FAULT = 21,
   FBIG = 22,
-  INVAL = 28,
   ILSEQ = 25,
+  INVAL = 28,
   ISDIR = 31,
   LOOP = 32,
   MFILE = 33,
@@ -24,10 +22,8 @@ export enum Errno {
   NOTDIR = 54,
   NOTEMPTY = 55,
   NOTSOCK = 57,
-  NOTSUP = 58,
   PERM = 63,
   SPIPE = 70,
-  XDEV = 75,
   NOTCAPABLE = 76,
 }
 

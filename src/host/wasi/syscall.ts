@@ -4,7 +4,7 @@
  * the structure writers the calls share.
  */
 import type { WasmValue } from '../../interpreter/values.js';
-import { FSTFLAGS, LAYOUT } from './abi.js';
+import { ALL_FSTFLAGS, FSTFLAGS, LAYOUT } from './abi.js';
 import type { WasiContext } from './context.js';
 import { Errno, fail } from './errno.js';
 import type { Node } from './fs.js';
@@ -67,7 +67,7 @@ export function writeFilestat(memory: WasiMemory, ptr: number, node: Node): void
 
 /** fd_filestat_set_times and path_filestat_set_times: sets the times `fstflags` names. */
 export function setTimes(node: Node, atim: bigint, mtim: bigint, fstflags: number, now: bigint): void {
-  if ((fstflags & ~0xf) !== 0) fail(Errno.INVAL);
+  if ((fstflags & ~ALL_FSTFLAGS) !== 0) fail(Errno.INVAL);
   if ((fstflags & FSTFLAGS.ATIM) !== 0 && (fstflags & FSTFLAGS.ATIM_NOW) !== 0) fail(Errno.INVAL);
   if ((fstflags & FSTFLAGS.MTIM) !== 0 && (fstflags & FSTFLAGS.MTIM_NOW) !== 0) fail(Errno.INVAL);
   if ((fstflags & FSTFLAGS.ATIM) !== 0) node.atim = atim;
