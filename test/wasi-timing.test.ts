@@ -45,6 +45,26 @@ describe('waiting in WASI', () => {
     expect(took).toBeLessThan(300);
   });
 
+  it('a 16 MiB random_get leaves the event loop its turns, and ends at the deadline', async () => {
+    const guest = await WasiGuest.start({}, { memoryBytes: 32 << 20, timeoutMs: 50 }, 256);
+    let worst = 0;
+    let last = performance.now();
+    let on = true;
+    const tick = (): void => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+      if (on) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const started = performance.now();
+    const e = await failure(guest.call('random_get', 0, 16 << 20));
+    on = false;
+    expect(e.kind).toBe('Timeout');
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(worst).toBeLessThan(30);
+  });
+
   it('sched_yield gives the event loop a turn', async () => {
     const yields = `(module (import "wasi_snapshot_preview1" "sched_yield" (func $y (result i32)))
       (memory (export "memory") 1)

@@ -173,6 +173,14 @@ describe('the virtual clock and the random stream', () => {
     // Eight bytes per output, little-endian: splitmix64(42)'s first is 0xBDD732262FEB6E95.
     expect([...(await draw(42)).subarray(0, 8)]).toEqual([0x95, 0x6e, 0xeb, 0x2f, 0x26, 0x32, 0xd7, 0xbd]);
   });
+
+  it('random_get makes a large request in pieces, the same bytes as in small calls', async () => {
+    const whole = await WasiGuest.start({ randomSeed: 7 }, {}, 20);
+    expect(await whole.call('random_get', 0, 1 << 20)).toBe(0);
+    const pieces = await WasiGuest.start({ randomSeed: 7 }, {}, 20);
+    for (let at = 0; at < 1 << 20; at += 4096) expect(await pieces.call('random_get', at, 4096)).toBe(0);
+    expect(Buffer.from(whole.memory.read(0, 1 << 20)).equals(Buffer.from(pieces.memory.read(0, 1 << 20)))).toBe(true);
+  });
 });
 
 describe('the in-memory filesystem', () => {

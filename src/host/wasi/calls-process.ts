@@ -6,11 +6,14 @@
 import { GuestExit } from '../host-errors.js';
 import { EVENTTYPE, LAYOUT, RIGHTS, SUBSCRIPTION_CLOCK_ABSTIME } from './abi.js';
 import type { WasiContext } from './context.js';
+import type { WasiMemory } from './guest-memory.js';
 import { Errno, fail, WasiError } from './errno.js';
 import { syscall, u32, type Syscall } from './syscall.js';
 
 /** The most subscriptions one poll_oneoff may pass. */
 export const MAX_SUBSCRIPTIONS = 4096;
+/** random_get's bytes made in one go (a multiple of 8: whole outputs). */
+const RANDOM_PIECE_BYTES = 256 * 1024;
 
 export const processCalls: Readonly<Record<string, Syscall>> = {
   args_get: syscall(['i32', 'i32'], (ctx, [argv, buf]) => writeStrings(ctx, ctx.args, u32(argv!), u32(buf!))),
@@ -34,8 +37,7 @@ export const processCalls: Readonly<Record<string, Syscall>> = {
     const length = u32(len!);
     // Checked before the bytes are made, so that a bad length costs nothing.
     memory.checkRange(ptr, length);
-    memory.write(ptr, randomBytes(ctx, length));
-    return Errno.SUCCESS;
+    return fillRandom(ctx, memory, ptr, length);
   }),
 
   poll_oneoff: syscall(['i32', 'i32', 'i32', 'i32'], (ctx, [inPtr, outPtr, count, neventsPtr]) => pollOneoff(ctx, u32(inPtr!), u32(outPtr!), u32(count!), u32(neventsPtr!))),
@@ -73,6 +75,21 @@ function writeSizes(ctx: WasiContext, strings: readonly Uint8Array[], countPtr: 
   memory.setU32(countPtr, strings.length);
   memory.setU32(sizePtr, strings.reduce((sum, s) => sum + s.length, 0));
   return Errno.SUCCESS;
+}
+
+/**
+ * Writes `length` bytes of the run's stream at `ptr`, at most RANDOM_PIECE_BYTES at a time: a
+ * large request (16 MiB takes about 100 ms) gives the event loop its turns, and the deadline
+ * its chance, between the pieces. The pieces are whole outputs, so the bytes are the same.
+ */
+function fillRandom(ctx: WasiContext, memory: WasiMemory, ptr: number, length: number): Errno | Promise<Errno> {
+  const piece = Math.min(length, RANDOM_PIECE_BYTES);
+  memory.write(ptr, randomBytes(ctx, piece));
+  if (piece === length) return Errno.SUCCESS;
+  const signal = ctx.signal;
+  return new Promise<void>((next) => setImmediate(next)).then(() =>
+    // A run that ended meanwhile gets no more bytes: its memory is no longer this call's.
+    signal.aborted ? Errno.SUCCESS : fillRandom(ctx, memory, ptr + piece, length - piece));
 }
 
 /** `length` bytes of the run's seeded stream: eight from each splitmix64 output, little-endian. */
