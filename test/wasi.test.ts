@@ -4,7 +4,7 @@
  * pointers, oversized arguments, paths and links that try to leave their directory, and a
  * filesystem, descriptor table and output that stay within their caps.
  */
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -196,6 +196,17 @@ describe('the in-memory filesystem', () => {
     expect(guest.wasi.fs!.list('/')).toEqual(['data.txt', 'new.txt']);
     expect(guest.wasi.fs!.stat('/new.txt')).toMatchObject({ type: 'file', size: 0, nlink: 1 });
     expect(guest.wasi.fs!.readFile('/nothing')).toBeNull();
+  });
+
+  it('under the host clock, copied entries keep their host timestamps; the handle is empty before any run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wasi-host-'));
+    writeFileSync(join(dir, 'old.txt'), 'x');
+    utimesSync(join(dir, 'old.txt'), new Date('2001-02-03T04:05:06Z'), new Date('2001-02-03T04:05:06Z'));
+    const { host, wasi } = HostAbi.denyAll().allowWasi({ clock: 'host', preopens: { '/': dir } });
+    expect(wasi.fs).toBeNull();
+    expect(wasi.stdout).toHaveLength(0);
+    await new Sandbox(host).instantiate(exiting(null));
+    expect(wasi.fs!.stat('/old.txt')!.mtim).toBe(BigInt(Date.parse('2001-02-03T04:05:06Z')) * 1_000_000n);
   });
 
   it('builds a virtual directory in code; inode numbers and listings follow name order', async () => {
