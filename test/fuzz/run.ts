@@ -3,14 +3,17 @@
  * runs each in our engine and in Node's own WebAssembly and compares them.
  *
  *   npm run fuzz -- [--seconds N] [--seed S] [--modules M] [--size BYTES] [--shaping SHAPE]
- *                   [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F] [--out DIR] [--quiet]
- *   npm run fuzz -- --replay FILE.wasm [--driver sync|sliced] [--nan-bits | --nan-bits-v8]
+ *                   [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F] [--tier T] [--out DIR] [--quiet]
+ *   npm run fuzz -- --replay FILE.wasm [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--tier T]
  *
  * Runs modules for seeds S, S+1, ... until N seconds (default 60) have passed or M modules
  * were made. Unless given, the input size, the shaping (see FuzzShaping) and how our engine
  * is driven (see OurSide.run in differential.ts) are chosen by the seed, so that a run mixes
  * small and large, raw and optimised modules, run at once or in slices and pieces. Each divergent module is written to DIR (default `fuzz-out/`) as .wasm, .wat and
  * a .txt saying what differed and how to rerun it. Exits 1 when any divergence was found.
+ *
+ * `--tier` says where our engine runs the module's functions: `auto` (the default policy),
+ * `interpreter`, or `eager` (every function in the JavaScript tier from its first call).
  *
  * With `--nan-bits`, NaN bits are compared exactly (see differential.ts: Node's engine runs the
  * module with the rule's choices where V8's own differ); their differences are listed apart,
@@ -36,6 +39,8 @@ interface Options {
   size: number | null;
   shaping: FuzzShaping | null;
   driver: Driver | null;
+  /** StoreOptions.jitThreshold for our engine (--tier). */
+  jitThreshold: number | undefined;
   nanBits: boolean;
   nodeOwnNaNs: boolean;
   fuel: number;
@@ -48,15 +53,15 @@ function usage(message?: string): never {
   if (message) process.stderr.write(`fuzz: ${message}\n`);
   process.stderr.write(
     'usage: npm run fuzz -- [--seconds N] [--seed S] [--modules M] [--size BYTES] [--shaping none|fuzz-passes|O2|Oz]\n'
-    + '                        [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F] [--out DIR] [--quiet]\n'
-    + '       npm run fuzz -- --replay FILE.wasm [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F]\n',
+    + '                        [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F] [--tier auto|interpreter|eager] [--out DIR] [--quiet]\n'
+    + '       npm run fuzz -- --replay FILE.wasm [--driver sync|sliced] [--nan-bits | --nan-bits-v8] [--fuel F] [--tier auto|interpreter|eager]\n',
   );
   process.exit(2);
 }
 
 function parseArgs(argv: readonly string[]): Options {
   const o: Options = {
-    seconds: 60, seed: 1, modules: Infinity, size: null, shaping: null, driver: null, nanBits: false, nodeOwnNaNs: false, fuel: 2_000_000, out: 'fuzz-out', quiet: false, replay: null,
+    seconds: 60, seed: 1, modules: Infinity, size: null, shaping: null, driver: null, jitThreshold: undefined, nanBits: false, nodeOwnNaNs: false, fuel: 2_000_000, out: 'fuzz-out', quiet: false, replay: null,
   };
   const num = (name: string, v: string | undefined): number => {
     const n = Number(v);
@@ -81,6 +86,12 @@ function parseArgs(argv: readonly string[]): Options {
         const v = argv[++i];
         if (v !== 'none' && v !== 'fuzz-passes' && v !== 'O2' && v !== 'Oz') return usage('--shaping takes none, fuzz-passes, O2 or Oz');
         o.shaping = v;
+        break;
+      }
+      case '--tier': {
+        const v = argv[++i];
+        if (v !== 'auto' && v !== 'interpreter' && v !== 'eager') return usage('--tier takes auto, interpreter or eager');
+        o.jitThreshold = v === 'interpreter' ? Infinity : v === 'eager' ? 0 : undefined;
         break;
       }
       case '--nan-bits': o.nanBits = true; break;
@@ -129,7 +140,7 @@ function writeCase(dir: string, name: string, bytes: Uint8Array, header: string,
 
 function replay(o: Options): void {
   const bytes = new Uint8Array(readFileSync(o.replay!));
-  const r = runDifferential(bytes, { compareNanBits: o.nanBits, nodeOwnNaNs: o.nodeOwnNaNs, fuel: o.fuel, driver: o.driver ?? 'sync', driverSeed: o.seed });
+  const r = runDifferential(bytes, { compareNanBits: o.nanBits, nodeOwnNaNs: o.nodeOwnNaNs, fuel: o.fuel, driver: o.driver ?? 'sync', driverSeed: o.seed, jitThreshold: o.jitThreshold });
   process.stdout.write(`${o.replay}: ${r.status}${r.skipReason ? ` (${r.skipReason})` : ''}, ${r.steps} steps, ${r.calls} calls compared`
     + `${r.ended ? `, ended: ${r.ended}` : ''}\n`);
   for (const d of r.divergences) process.stdout.write(`divergence\n${showDivergence(d)}\n`);
@@ -189,7 +200,7 @@ async function main(): Promise<void> {
     t0 = performance.now();
     let r: ModuleResult;
     try {
-      r = runDifferential(bytes, { compareNanBits: o.nanBits, nodeOwnNaNs: o.nodeOwnNaNs, fuel: o.fuel, driver, driverSeed: seed });
+      r = runDifferential(bytes, { compareNanBits: o.nanBits, nodeOwnNaNs: o.nodeOwnNaNs, fuel: o.fuel, driver, driverSeed: seed, jitThreshold: o.jitThreshold });
     } catch (e) {
       // A bug in the harness itself: report it, keep the module, go on.
       count(skipped, 'harness error');
@@ -211,7 +222,8 @@ async function main(): Promise<void> {
     t.trap += r.callOutcomes.trap;
     t.hostException += r.callOutcomes.hostException;
     if (r.ended !== undefined && r.ended !== 'divergence') count(ended, r.ended);
-    const rerun = `npm run fuzz -- --seed ${seed} --modules 1 --size ${size} --shaping ${shaping} --driver ${driver}${o.nodeOwnNaNs ? ' --nan-bits-v8' : o.nanBits ? ' --nan-bits' : ''}`;
+    const tier = o.jitThreshold === Infinity ? ' --tier interpreter' : o.jitThreshold === 0 ? ' --tier eager' : '';
+    const rerun = `npm run fuzz -- --seed ${seed} --modules 1 --size ${size} --shaping ${shaping} --driver ${driver}${o.nodeOwnNaNs ? ' --nan-bits-v8' : o.nanBits ? ' --nan-bits' : ''}${tier}`;
     if (r.divergences.length > 0) {
       const file = writeCase(o.out, `seed-${seed}`, withMemoryExport(bytes),
         `seed ${seed}, input size ${size}, shaping ${shaping}, driver ${driver}: divergence between our engine and Node\nrerun: ${rerun}`, r.divergences);
