@@ -9,6 +9,7 @@
  * Set BENCH_SANDBOX_MODULE to benchmark another build (a path or file URL).
  */
 import { pathToFileURL } from 'node:url';
+import type { ProgramEngine } from './programs.js';
 import { typeName, type ResultType } from './values.js';
 
 export interface LimitsSpec {
@@ -151,4 +152,32 @@ export async function loadInterpreter(tier?: string): Promise<{ interp: Interpre
     },
   };
   return { interp };
+}
+
+/**
+ * The sandbox as an engine for bench/programs.ts: `instantiate`, then calls on the instance
+ * and its memory; granting `__wbindgen_placeholder__::__wbindgen_string_new` (wasm-bindgen's
+ * error path), which answers 0. `tier` as in loadInterpreter.
+ */
+export async function loadProgramEngine(tier?: string): Promise<ProgramEngine> {
+  const mod = (await import('../src/index.js')) as typeof import('../src/index.js');
+  const host = mod.HostAbi.denyAll().allowFunction('__wbindgen_placeholder__', '__wbindgen_string_new', { params: ['i32', 'i32'], results: ['i32'] }, () => [0]);
+  const sandbox = new mod.Sandbox(host, tier === undefined ? {} : { tier: tier as 'auto' });
+  const limits = new mod.Limits({ ...ON_LIMITS });
+  const compiled = new Map<Uint8Array, Promise<unknown>>();
+  return async (bytes) => {
+    // Compiled once per module, as an embedder would: its translations are kept with it.
+    if (!compiled.has(bytes)) compiled.set(bytes, sandbox.compile(bytes));
+    const instance = await sandbox.instantiate((await compiled.get(bytes)) as Parameters<typeof sandbox.instantiate>[0], limits);
+    const memory = instance.memory!;
+    return {
+      async call(name, args) {
+        const out = await instance.call(name, args.map((a) => mod.Value.i32(a)));
+        const v = out.values[0];
+        return v === undefined ? 0 : Number(v.value);
+      },
+      read: (ptr, length) => memory.read(ptr, length),
+      write: (ptr, data) => memory.write(ptr, data),
+    };
+  };
 }

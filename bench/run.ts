@@ -18,7 +18,8 @@ import {
   type CliResult, type CompileResult, type DeadlineResult, type ResponsivenessResult,
   type Skipped, type StartupResult,
 } from './extras.js';
-import { loadInterpreter, ON_LIMITS, type Interpreter } from './interp.js';
+import { loadInterpreter, loadProgramEngine, ON_LIMITS, type Interpreter } from './interp.js';
+import { nativeEngine, PROGRAMS, programBytes, type ProgramEngine } from './programs.js';
 import { NativeModule } from './native.js';
 import { fmtMs, geomean, median, now, repeat } from './stats.js';
 import { loadAddModule } from './tiny.js';
@@ -143,6 +144,15 @@ interface KernelReport {
   refused?: boolean;
   agree?: boolean;
   ratio?: number;
+}
+
+interface ProgramReport {
+  name: string;
+  what: string;
+  nativeMs: number;
+  interpMs: number;
+  tieredMs: number;
+  agree: boolean;
 }
 
 interface FirstRunReport {
@@ -349,6 +359,45 @@ async function main(): Promise<number> {
       + `${overheadGeo !== undefined && tierOverheadGeo !== undefined ? verdict(overheadGeo <= TARGETS.meteringOverhead && tierOverheadGeo <= TARGETS.meteringOverhead) : '-'}`);
   }
 
+  // ---------------------------------------------------------------- real programs
+  // Modules from npm packages nobody here wrote, through their own calling conventions
+  // (bench/programs.ts): median of a few runs after warm-up, each a fresh instance and the
+  // program's whole job; the output compared between the engines.
+  const programReports: ProgramReport[] = [];
+  if (interp && !only) {
+    say();
+    say('real programs (npm packages; bench/programs/)');
+    say(row(['program', '', 'agree', 'native', 'interp', 'ratio', 'JS tier', 'ratio']));
+    const engines = { native: nativeEngine, interpreter: await loadProgramEngine('interpreter'), tiered: await loadProgramEngine() };
+    for (const program of PROGRAMS) {
+      const bytes = programBytes(join(BENCH, 'programs'), program);
+      const measure = async (engine: ProgramEngine, warmups: number): Promise<{ ms: number; out: string }> => {
+        let out = '';
+        for (let i = 0; i < warmups; i++) out = await program.run(engine, bytes);
+        const times: number[] = [];
+        for (let i = 0; i < (QUICK ? 2 : 3); i++) {
+          const t0 = now();
+          out = await program.run(engine, bytes);
+          times.push(now() - t0);
+        }
+        return { ms: median(times), out };
+      };
+      const native = await measure(engines.native, 2);
+      const interpreted = await measure(engines.interpreter, 1);
+      const tieredRun = await measure(engines.tiered, TIER_WARMUPS);
+      const report: ProgramReport = {
+        name: program.name, what: program.what, nativeMs: native.ms, interpMs: interpreted.ms, tieredMs: tieredRun.ms,
+        agree: interpreted.out === native.out && tieredRun.out === native.out,
+      };
+      if (!report.agree) disagreements++;
+      programReports.push(report);
+      say(row([
+        program.name, '', report.agree ? 'yes' : 'NO', fmtMs(report.nativeMs), fmtMs(report.interpMs), `${(report.interpMs / report.nativeMs).toFixed(1)}x`,
+        fmtMs(report.tieredMs), `${(report.tieredMs / report.nativeMs).toFixed(1)}x`,
+      ]) + `  ${program.what}`);
+    }
+  }
+
   // ---------------------------------------------------------------- first runs
   // Each kernel's first run in a fresh process (compile, instantiate, one run(n)), where V8 has
   // optimised nothing of ours yet: native, the JavaScript tier on (the default), and with
@@ -463,6 +512,7 @@ async function main(): Promise<number> {
       tierGeomeanRatio: tierGeo ?? null,
       tierMeteringOverheadGeomean: tierOverheadGeo ?? null,
       firstRuns,
+      programs: programReports,
       simdKernels: simdReports,
       simdGeomeanRatio: simdGeo ?? null,
       meteringOverheadGeomean: overheadGeo ?? null,

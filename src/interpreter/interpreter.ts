@@ -121,7 +121,7 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const translatedBefore = jit.translated;
   const translated = translatedFunction(jit, ex.func.index, 1, store.jitThreshold);
   if (translated === null) return null;
-  if (jit.translated !== translatedBefore && store.jitThreshold !== 0) {
+  if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
     // Just translated: as in runStretch, pause before running the new code (ex is at the entry).
     ex.freshCode = true;
     return 'paused';
@@ -1279,10 +1279,11 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         if (fromLoop) pc += 2;
         continue;
       }
-      if (jit.translated !== translatedBefore && store.jitThreshold !== 0) {
+      if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
         // Just translated: V8 runs the new code slowly until it has optimised it, so a slice
-        // sized for the interpreter's pace would hold the event loop. End this one here, at a
-        // check point; the driver measures the new pace on short slices (Execution.freshCode).
+        // sized for the interpreter's pace would hold the event loop. Under a driver that paces
+        // by the clock, end this one here, at a check point; it measures the new pace on short
+        // slices (Execution.freshCode).
         ex.pc = pc;
         ex.base = base;
         ex.fsp = fsp;

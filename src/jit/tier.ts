@@ -59,6 +59,18 @@ export class JitTable {
   }
 
   /**
+   * For a call from translated code to a function not translated yet: the callee's translation,
+   * if a step of it (the same budget as the interpreter's, translatedFunction) finishes it now;
+   * else the call goes through the interpreter. A hot caller's callees are hot too.
+   */
+  translateCallee(index: number): JitFunction | null | undefined {
+    if (performance.now() < this.translateAgainAt) return undefined;
+    const fn = this.translate(index, TRANSLATE_SLICE_MS);
+    if (fn === undefined) this.translateAgainAt = performance.now() + TRANSLATE_EVERY_MS;
+    return fn;
+  }
+
+  /**
    * The translated function for `index`, translating it for at most `budgetMs` now: null when
    * it stays interpreted, undefined while its translation goes on (it goes on at the next call).
    */

@@ -34,6 +34,14 @@ import { BRANCH_OPS, DATA_OPS } from './templates.generated.js';
 
 /** A function longer than this (words of internal code) stays in the interpreter. */
 export const MAX_TRANSLATED_WORDS = 12_000;
+/**
+ * Nor is a function translated whose JavaScript would be longer than this (characters): V8
+ * optimises no function of more than about 60 KB of bytecode, and such a function, left in
+ * V8's baseline tiers, ran slower than the interpreter (a formatter of the bench, dprint-json,
+ * took 2.9 s with every function translated, 0.8 s with those up to 64,000 or 80,000
+ * characters, 0.93 s interpreted; lz77's largest function, 53,000 characters, is optimised).
+ */
+export const MAX_SOURCE_CHARS = 64_000;
 /** Translated calls nest at most this deep on the JavaScript stack; deeper, the interpreter makes the call. */
 export const MAX_NESTING = 64;
 
@@ -52,10 +60,24 @@ export const CLOCK_FUEL = 20_000;
 const EXIT_SIZES: ReadonlyMap<number, number> = new Map([
   [Op.CallImport, 4], [Op.MemoryGrow, 3], [Op.TailCall, 7], [Op.UseMemory, 2], [Op.Throw, 4], [Op.ThrowRef, 4],
 ]);
-/** Bulk memory and table instructions (bulk.ts): run here through the interpreter's own function. */
-const BULK_SIZES: ReadonlyMap<number, number> = new Map([
-  [Op.TableGet, 4], [Op.TableSet, 4], [Op.TableSize, 3], [Op.TableGrow, 5], [Op.TableFill, 5], [Op.TableCopy, 6],
-  [Op.TableInit, 6], [Op.ElemDrop, 2], [Op.MemoryInit, 6], [Op.DataDrop, 2], [Op.MemoryCopy, 6], [Op.MemoryFill, 5],
+/**
+ * Bulk memory and table instructions (bulk.ts), run here through the interpreter's own
+ * function: their size, and which operands are frame slots it reads and writes (opcodes.ts
+ * gives the layouts): those words, and only those, go through the array around the call.
+ */
+const BULK: ReadonlyMap<number, { size: number; reads: readonly number[]; writes: readonly number[] }> = new Map([
+  [Op.TableGet, { size: 4, reads: [3], writes: [1] }],
+  [Op.TableSet, { size: 4, reads: [2, 3], writes: [] }],
+  [Op.TableSize, { size: 3, reads: [], writes: [1] }],
+  [Op.TableGrow, { size: 5, reads: [3, 4], writes: [1] }],
+  [Op.TableFill, { size: 5, reads: [2, 3, 4], writes: [] }],
+  [Op.TableCopy, { size: 6, reads: [3, 4, 5], writes: [] }],
+  [Op.TableInit, { size: 6, reads: [3, 4, 5], writes: [] }],
+  [Op.ElemDrop, { size: 2, reads: [], writes: [] }],
+  [Op.MemoryInit, { size: 6, reads: [2, 3, 4], writes: [] }],
+  [Op.DataDrop, { size: 2, reads: [], writes: [] }],
+  [Op.MemoryCopy, { size: 6, reads: [1, 2, 3], writes: [] }],
+  [Op.MemoryFill, { size: 5, reads: [1, 2, 3], writes: [] }],
 ]);
 
 /** An integer, as source text; anything else is a bug in the caller, never printed. */
@@ -67,7 +89,7 @@ function num(value: number): string {
 /** The size of the instruction at `pc`, or null for one the tier cannot walk past. */
 function sizeAt(code: Int32Array, pc: number): number | null {
   const op = code[pc]!;
-  const fixed = DATA_OPS.get(op)?.size ?? BRANCH_OPS.get(op)?.size ?? EXIT_SIZES.get(op) ?? BULK_SIZES.get(op);
+  const fixed = DATA_OPS.get(op)?.size ?? BRANCH_OPS.get(op)?.size ?? EXIT_SIZES.get(op) ?? BULK.get(op)?.size;
   if (fixed !== undefined) return fixed;
   switch (op) {
     case Op.Unreachable: return 1;
@@ -204,6 +226,11 @@ class WordPromotion {
     return words.map((w) => `w${num(w)} = S32[base + ${num(w)}];`).join(' ');
   }
 
+  /** The promoted words among a marker's comma-separated list. */
+  among(list: string): number[] {
+    return list === '' ? [] : list.split(',').map(Number).filter((w) => this.promoted.has(w));
+  }
+
   /** Promoted words at `from` and above (a call's arguments and results). */
   from(from: number): number[] {
     return this.words.filter((w) => w >= from);
@@ -211,9 +238,10 @@ class WordPromotion {
 }
 
 /** Markers the first pass leaves for the second (WordPromotion): where to store and load which words. */
-const STORE_ALL = '@storeAll;';
 const storeFrom = (word: number): string => `@storeFrom ${num(word)};`;
 const loadFrom = (word: number): string => `@loadFrom ${num(word)};`;
+const storeWords = (words: readonly number[]): string => `@store ${words.map(num).join(',')};`;
+const loadWords = (words: readonly number[]): string => `@load ${words.map(num).join(',')};`;
 
 /** Instructions (or lines) translated between two yields of functionSourceInSteps. */
 const STEP = 128;
@@ -270,8 +298,14 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   // Pass 2: the code, one instruction per line, frame words as `s32[base + K]`.
   const lines: string[] = [];
   let done = 0;
+  let length = 0;
   for (const pc of starts) {
-    if (++done % STEP === 0) yield;
+    if (++done % STEP === 0) {
+      // Already past the limit (the variables of pass 3 shorten it only a little): stop here.
+      if (length > 1.5 * MAX_SOURCE_CHARS) return null;
+      yield;
+    }
+    length += lines.length > 0 ? lines[lines.length - 1]!.length : 0;
     if (leaders.has(pc)) lines.push(`case ${block(pc)}:`);
     const op = code[pc]!;
     const data = DATA_OPS.get(op);
@@ -288,9 +322,12 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
       lines.push(exit(pc));
       continue;
     }
-    if (BULK_SIZES.has(op)) {
-      // Its operands are read from the array by bulkOperation: every word stored first.
-      lines.push(`${STORE_ALL} { const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, S32, base); if (ex.meter.due) { ex.pc = next; ex.base = base; ex.fsp = fsp; answer = 3; blk = ${leave}; continue; } } @loadAll;`);
+    const bulk = BULK.get(op);
+    if (bulk !== undefined) {
+      // bulkOperation reads its operands from the array and writes its result there.
+      const slots = (operands: readonly number[]): number[] => operands.flatMap((k) => [code[pc + k]!, code[pc + k]! + 1]);
+      lines.push(`${storeWords(slots(bulk.reads))} { const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, S32, base);`
+        + ` if (ex.meter.due) { ${loadWords(slots(bulk.writes))} ex.pc = next; ex.base = base; ex.fsp = fsp; answer = 3; blk = ${leave}; continue; } } ${loadWords(slots(bulk.writes))}`);
       continue;
     }
     switch (op) {
@@ -323,7 +360,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
         const calleeAt = callee * FUNC_INFO_STRIDE;
         const calleeEntry = num(info[calleeAt + FuncInfo.Entry]!);
         lines.push(
-          `{ const fn = fns[${num(callee)}], cb = ${num(argBase)} + base;`
+          `{ const fn = fns[${num(callee)}] ?? table.translateCallee(${num(callee)}), cb = ${num(argBase)} + base;`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
           + ` left -= ${num(code[pc + 3]!)}; ${storeFrom(argBase)}`
           + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId; ${frameSetup(fns, callee)}`
@@ -354,12 +391,18 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
         break;
       }
       case Op.Return: {
-        // To a translated caller, here; to the interpreter, by the interpreter (it pops the frame).
+        // To a translated caller, here; to the interpreter, by the interpreter (it pops the
+        // frame): of this frame's words, it reads only the results', which are stored for it.
         const src = code[pc + 1]!;
         const words = code[pc + 2]!;
         const moves: string[] = [];
-        for (let w = 0; w < words; w++) moves.push(`S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
-        lines.push(`if (n === 0) ${exit(pc)} left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return 0;`);
+        const results: number[] = [];
+        for (let w = 0; w < words; w++) {
+          moves.push(`S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
+          results.push(src + w);
+        }
+        lines.push(`if (n === 0) { ${storeWords(results)} ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; answer = 1; below = 0; blk = ${leave}; continue; }`
+          + ` left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return 0;`);
         break;
       }
       default:
@@ -402,13 +445,14 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
     if (i % STEP === STEP - 1) yield;
     out.push(
       words.rewrite(line)
-        .replace(STORE_ALL, words.store())
-        .replace('@loadAll;', words.load())
         .replace(/@storeFrom (\d+);/, (_, w: string) => words.store(words.from(Number(w))))
-        .replace(/@loadFrom (\d+);/, (_, w: string) => words.load(words.from(Number(w)))),
+        .replace(/@loadFrom (\d+);/, (_, w: string) => words.load(words.from(Number(w))))
+        .replace(/@store ([\d,]*);/g, (_, list: string) => words.store(words.among(list)))
+        .replace(/@load ([\d,]*);/g, (_, list: string) => words.load(words.among(list))),
     );
   }
   out.push(`case ${leave}: ${words.storeBelow()} return answer;`);
   out.push("} throw new Error('internal error: ran past the end of a translated function'); } } finally { if (!calling) ex.jitLeft = left; }");
-  return out.join('\n');
+  const source = out.join('\n');
+  return source.length > MAX_SOURCE_CHARS ? null : source;
 }
