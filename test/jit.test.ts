@@ -238,7 +238,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
     for (const w of `const let if else switch case default break continue return throw new for try finally
       ex base pc fsp n s32 f32 f64 frames inst store instId fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
-      calling true false S32 answer below fill w clockAt now sliceDeadline translateCallee
+      calling true false S32 answer below fill w clockAt now sliceDeadline translateCallee F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);
     return words;
@@ -253,7 +253,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
         if (!STRINGS.has(t)) problems.push(`string ${t}`);
       } else if (/^[A-Za-z_$]/.test(t)) {
         // Frame words kept in variables are named by number: w0, w1, ...
-        if (!words.has(t) && !/^w\d+$/.test(t)) problems.push(`name ${t}`);
+        if (!words.has(t) && !/^[wd]\d+$/.test(t)) problems.push(`name ${t}`);
       } else if (!/^\d+(\.\d+)?(e[-+]?\d+)?$/.test(t) && !/^[-+*/%&|^~!<>=?:;,.(){}[\]]$/.test(t)) problems.push(`token ${t}`);
     }
     return problems;

@@ -730,6 +730,35 @@ export function f64NaN1(s: Int32Array, d: number, a: number): void {
 }
 
 /**
+ * The f64 NaN rules above on values rather than frame words, for the JavaScript tier, which keeps
+ * f64 slots in variables (src/jit/translate.ts): the operands go through a scratch slot array,
+ * the rule runs there, and the result comes back as a double (variables and Float64Array keep
+ * all 64 bits of a NaN).
+ */
+const nanScratchF64 = new Float64Array(3);
+const nanScratchS32 = new Int32Array(nanScratchF64.buffer);
+
+export function f64NaN1Of(a: number): number {
+  nanScratchF64[1] = a;
+  f64NaN1(nanScratchS32, 0, 2);
+  return nanScratchF64[0]!;
+}
+
+export function f64NaN2Of(a: number, b: number): number {
+  nanScratchF64[1] = a;
+  nanScratchF64[2] = b;
+  f64NaN2(nanScratchS32, 0, 2, 4);
+  return nanScratchF64[0]!;
+}
+
+export function f64NaNMinMaxOf(a: number, b: number): number {
+  nanScratchF64[1] = a;
+  nanScratchF64[2] = b;
+  f64NaNMinMax(nanScratchS32, 0, 2, 4);
+  return nanScratchF64[0]!;
+}
+
+/**
  * f32.demote_f64 of a NaN: sign, quiet, and the top 23 bits of the f64's 52-bit payload field
  * (the 20 in the high word, then the top 3 of the low word), as cvtsd2ss.
  */

@@ -38,10 +38,11 @@ export const MAX_TRANSLATED_WORDS = 12_000;
  * Nor is a function translated whose JavaScript would be longer than this (characters): V8
  * optimises no function of more than about 60 KB of bytecode, and such a function, left in
  * V8's baseline tiers, ran slower than the interpreter (a formatter of the bench, dprint-json,
- * took 2.9 s with every function translated, 0.8 s with those up to 64,000 or 80,000
- * characters, 0.93 s interpreted; lz77's largest function, 53,000 characters, is optimised).
+ * took 2.9 s with every function translated, 0.8 s with those up to 64,000, 72,000 or 80,000
+ * characters, 0.93 s interpreted; the f64 kernel's largest function, 64,500 characters, is
+ * optimised).
  */
-export const MAX_SOURCE_CHARS = 64_000;
+export const MAX_SOURCE_CHARS = 72_000;
 /** Translated calls nest at most this deep on the JavaScript stack; deeper, the interpreter makes the call. */
 export const MAX_NESTING = 64;
 
@@ -156,85 +157,226 @@ function fill(template: string, code: Int32Array, pc: number): string {
 
 /**
  * Frame words in JavaScript variables. A word that the function reads and writes only as an
- * int32 (`s32[base + K]`, never through the f32 or f64 view) lives in a variable `wK` from
- * entry to exit: loaded at entry, stored back wherever the interpreter or a callee must see
- * it — at every exit (the interpreter reads the whole frame), before a call (the arguments)
- * and around a statement that hands its address to a helper (`N.i64Mul(s32, base + K, ...)`).
- * After a call, the words from the call's argument base up (its results) are loaded again.
- * A function with a frame access of any other shape keeps every word in the array.
+ * int32 (`s32[base + K]`, never through the f32 or f64 view) lives in a variable `wK`; a 64-bit
+ * slot read or written through the f64 view (`f64[base + K >> 1]`, never the f32 view) lives in
+ * a double `dK`. Both are loaded at entry and stored back wherever the interpreter, a callee or
+ * a helper must see them: at every exit (the interpreter reads the whole frame), before a call
+ * (the arguments), and around a statement that hands a helper its address (`N.i64Mul(s32,
+ * base + K, ...)`) or that touches a double's words as int32 (a copy or a load of the slot);
+ * they are loaded again after a call (its results) and after such a statement. A copy between
+ * two doubles is a plain assignment. Leaving with a callee's frame above it, a frame stores only
+ * the words below the callee's base. A function with a frame access of any other shape keeps
+ * every word in the array.
+ *
+ * Doubles and NaN bits: a double only ever travels between a variable and the f64 view, which
+ * keep all 64 bits; arithmetic that makes a NaN computes its bits from the array (the templates'
+ * NaN path, a helper call), around which the operands are stored and the result loaded.
  */
 class WordPromotion {
+  /** Promoted int32 words, and promoted f64 slots (by their first word), in order. */
   words: number[] = [];
-  private promoted = new Set<number>();
+  pairs: number[] = [];
+  private ints = new Set<number>();
+  private doubles = new Set<number>();
   private readonly typed = new Set<number>();
-  private readonly other = new Set<number>();
+  private readonly f32Words = new Set<number>();
+  private readonly f64Slots = new Set<number>();
   private dynamic = false;
+
+  /** Copies between two slots (the Copy template), as [to, from] pairs of first words. */
+  private readonly copies: Array<[number, number]> = [];
+  /** Words a line uses as int32 otherwise (not as a whole slot moved by a copy, load or store). */
+  private readonly intUses = new Set<number>();
 
   /** Takes note of a line's frame accesses (all lines first, then `decide`). */
   observe(line: string): void {
     for (const m of line.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.typed.add(Number(m[1]));
-    for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) this.other.add(Number(m[1]));
-    for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) {
-      this.other.add(Number(m[1]));
-      this.other.add(Number(m[1]) + 1);
-    }
+    for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) this.f32Words.add(Number(m[1]));
+    for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) this.f64Slots.add(Number(m[1]));
     // Any other view access, or an index that is not `base + K`: no promotion in this function.
     const rest = line.replace(/\b[sf](32|64)\[base \+ \d+( >> 1)?\]/g, '');
     if (/\b(s32|f32|f64)\[/.test(rest)) this.dynamic = true;
+    // What a double may meet besides the f64 view: a whole-slot copy, load or store, and the
+    // NaN rules' helpers; any other int32 use of its words keeps the slot in the array.
+    const copy = COPY.exec(line);
+    if (copy !== null && wholeSlot(copy)) this.copies.push([Number(copy[1]), Number(copy[2])]);
+    const other = line
+      .replace(COPY, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 4)]) ? '' : all))
+      .replace(SLOT_LOAD, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all))
+      .replace(SLOT_STORE, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all))
+      .replace(NAN_RULE, '');
+    for (const m of other.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.intUses.add(Number(m[1]));
+    for (const m of other.replace(/\b[sfSF](32|64)\[base \+ \d+( >> 1)?\]/g, '').matchAll(/\bbase \+ (\d+)/g)) {
+      this.intUses.add(Number(m[1]));
+      this.intUses.add(Number(m[1]) + 1);
+    }
   }
 
   decide(): void {
-    this.promoted = new Set(this.dynamic ? [] : [...this.typed].filter((w) => !this.other.has(w)));
-    this.words = [...this.promoted].sort((a, b) => a - b);
+    if (this.dynamic) return;
+    const doubles = new Set([...this.f64Slots].filter((k) => k % 2 === 0
+      && !this.f32Words.has(k) && !this.f32Words.has(k + 1) && !this.intUses.has(k) && !this.intUses.has(k + 1)));
+    // A copy between a double and a slot that is not one: neither is.
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const [to, from] of this.copies) {
+        if (doubles.has(to) !== doubles.has(from)) {
+          changed = doubles.delete(to) || changed;
+          changed = doubles.delete(from) || changed;
+        }
+      }
+    }
+    this.doubles = doubles;
+    this.ints = new Set([...this.typed].filter((w) => !this.f32Words.has(w) && !this.inDouble(w) && !this.f64Slots.has(w) && !this.f64Slots.has(w - 1)));
+    this.words = [...this.ints].sort((a, b) => a - b);
+    this.pairs = [...this.doubles].sort((a, b) => a - b);
   }
 
-  /** `line` with promoted words as variables, and spilled and reloaded around address escapes. */
-  rewrite(line: string): string {
-    if (this.promoted.size === 0) return line;
-    const escaped = new Set<number>();
-    // Addresses outside an access (S32[...] is the array itself, on purpose: the marker passes' own).
-    const bare = line.replace(/\b[sfS](32|64)\[base \+ \d+( >> 1)?\]/g, '');
-    for (const m of bare.matchAll(/\bbase \+ (\d+)/g)) {
-      // A helper may read or write the 64-bit slot at the address.
-      for (const w of [Number(m[1]), Number(m[1]) + 1]) if (this.promoted.has(w)) escaped.add(w);
+  /** The double holding word `w`, or -1. */
+  private doubleOf(w: number): number {
+    if (this.doubles.has(w)) return w;
+    if (this.doubles.has(w - 1)) return w - 1;
+    return -1;
+  }
+
+  private inDouble(w: number): boolean {
+    return this.doubleOf(w) >= 0;
+  }
+
+  /** `line` with promoted words as variables, stored and loaded around what needs the array. */
+  rewrite(source: string): string {
+    if (this.ints.size === 0 && this.doubles.size === 0) return source;
+    let line = source;
+    // A double's slot moved whole: a copy between two doubles is an assignment; a load or a
+    // store of the slot reads or writes its 8 bytes as one (DataView keeps a NaN's bits).
+    line = line
+      .replace(COPY, (all, d: string, a: string, d1: string, a1: string) =>
+        (wholeSlot([all, d, a, d1, a1]) && this.doubles.has(Number(d)) ? `d${d} = d${a};` : all))
+      .replace(SLOT_LOAD, (all, d: string, d1: string) =>
+        (wholeSlot([all, d, d1]) && this.doubles.has(Number(d)) ? `d${d} = view.getFloat64(ea, true);` : all))
+      .replace(SLOT_STORE, (all, v: string, v1: string) =>
+        (wholeSlot([all, v, v1]) && this.doubles.has(Number(v)) ? `view.setFloat64(ea, d${v}, true);` : all));
+    // The f64 NaN rules on doubles: on their values (numeric.ts, f64NaN2Of and the like).
+    line = line.replace(NAN_RULE,
+      (all, name: string, d: string, a: string, b: string | undefined) => {
+        const slots = [d, a, ...(b === undefined ? [] : [b])].map(Number);
+        if (!slots.every((k) => this.doubles.has(k))) return all;
+        return `d${d} = N.${name}Of(${slots.slice(1).map((k) => `d${num(k)}`).join(', ')});`;
+      });
+    // A helper call handed frame addresses, as a statement (the templates' NaN paths, i64
+    // division...): what it may touch is stored just before it and loaded just after, in place,
+    // so that the path around it (the common one) keeps its variables.
+    let text = '';
+    let rest = line;
+    for (let m = HELPER_CALL.exec(rest); m !== null; m = HELPER_CALL.exec(rest)) {
+      const end = callEnd(rest, m.index + m[0].length);
+      if (end < 0 || rest[end] !== ';') break;
+      const call = rest.slice(m.index, end + 1);
+      const touched = this.addressed(call);
+      text += rest.slice(0, m.index) + (touched.length === 0 ? call : `{ ${this.store(touched)} ${call} ${this.load(touched)} }`);
+      rest = rest.slice(end + 1);
     }
-    const body = line.replace(/\bs32\[base \+ (\d+)\]/g, (all, k: string) => (this.promoted.has(Number(k)) ? `w${k}` : all));
-    if (escaped.size === 0) return body;
-    const list = [...escaped];
+    text += rest;
+    // Anything else that needs the array: an address outside a call statement, or a double's
+    // words touched as int32 (a copy, a load or store of the slot, a return) — around the line.
+    const through = new Set<number>(this.addressed(text.replace(/\{ (S32|F64)\[[^{}]*\}/g, '')));
+    for (const m of text.matchAll(/\bs32\[base \+ (\d+)\]/g)) if (this.inDouble(Number(m[1]))) through.add(Number(m[1]));
+    const body = text
+      .replace(/\bs32\[base \+ (\d+)\]/g, (all, k: string) => (this.ints.has(Number(k)) ? `w${k}` : all))
+      .replace(/\bf64\[base \+ (\d+) >> 1\]/g, (all, k: string) => (this.doubles.has(Number(k)) ? `d${k}` : all));
+    if (through.size === 0) return body;
+    const list = [...through];
     return `${this.store(list)} ${body} ${this.load(list)}`;
   }
 
+  /** The promoted words at the frame addresses `text` hands on (`base + K` outside an access). */
+  private addressed(text: string): number[] {
+    const out: number[] = [];
+    // (S32/F64[...] are the arrays themselves, on purpose: the stores and loads put in here.)
+    const bare = text.replace(/\b[sfSF](32|64)\[base \+ \d+( >> 1)?\]/g, '');
+    for (const m of bare.matchAll(/\bbase \+ (\d+)/g)) {
+      // A helper may read or write the 64-bit slot at the address.
+      for (const w of [Number(m[1]), Number(m[1]) + 1]) if (this.ints.has(w) || this.inDouble(w)) out.push(w);
+    }
+    return out;
+  }
+
   declarations(): string {
-    return this.words.length === 0 ? '' : `let ${this.words.map((w) => `w${num(w)} = 0`).join(', ')};`;
+    const vars = [...this.words.map((w) => `w${num(w)} = 0`), ...this.pairs.map((k) => `d${num(k)} = 0`)];
+    return vars.length === 0 ? '' : `let ${vars.join(', ')};`;
   }
 
-  /** Loads of the promoted words among `words` (at an entry: what is live there). */
+  /** The promoted words and doubles among `words`. */
+  private holding(words: Iterable<number>): { ints: number[]; pairs: number[] } {
+    const ints = new Set<number>();
+    const pairs = new Set<number>();
+    for (const w of words) {
+      if (this.ints.has(w)) ints.add(w);
+      const d = this.doubleOf(w);
+      if (d >= 0) pairs.add(d);
+    }
+    return { ints: [...ints].sort((a, b) => a - b), pairs: [...pairs].sort((a, b) => a - b) };
+  }
+
+  /** Loads of what holds `words` (at an entry: what is live there). */
   loadOnly(words: Iterable<number>): string {
-    return this.load([...words].filter((w) => this.promoted.has(w)).sort((a, b) => a - b));
+    return this.load([...words]);
   }
 
-  store(words: readonly number[] = this.words): string {
-    return words.map((w) => `S32[base + ${num(w)}] = w${num(w)};`).join(' ');
+  /** Stores of what holds `words` (all, by default). */
+  store(words?: readonly number[]): string {
+    const { ints, pairs } = words === undefined ? { ints: this.words, pairs: this.pairs } : this.holding(words);
+    return [...ints.map((w) => `S32[base + ${num(w)}] = w${num(w)};`), ...pairs.map((k) => `F64[base + ${num(k)} >> 1] = d${num(k)};`)].join(' ');
   }
 
-  /** Stores of every promoted word under the `below` variable's value (the leaving block's). */
+  /** Stores of everything promoted under the `below` variable's value (the leaving block's). */
   storeBelow(): string {
-    return this.words.map((w) => `if (below > ${num(w)}) S32[base + ${num(w)}] = w${num(w)};`).join(' ');
+    return [
+      ...this.words.map((w) => `if (below > ${num(w)}) S32[base + ${num(w)}] = w${num(w)};`),
+      ...this.pairs.map((k) => `if (below > ${num(k)}) F64[base + ${num(k)} >> 1] = d${num(k)};`),
+    ].join(' ');
   }
 
-  load(words: readonly number[] = this.words): string {
-    return words.map((w) => `w${num(w)} = S32[base + ${num(w)}];`).join(' ');
+  /** Loads of what holds `words` (all, by default). */
+  load(words?: readonly number[]): string {
+    const { ints, pairs } = words === undefined ? { ints: this.words, pairs: this.pairs } : this.holding(words);
+    return [...ints.map((w) => `w${num(w)} = S32[base + ${num(w)}];`), ...pairs.map((k) => `d${num(k)} = F64[base + ${num(k)} >> 1];`)].join(' ');
   }
 
-  /** The promoted words among a marker's comma-separated list. */
+  /** The words of a marker's comma-separated list. */
   among(list: string): number[] {
-    return list === '' ? [] : list.split(',').map(Number).filter((w) => this.promoted.has(w));
+    return list === '' ? [] : list.split(',').map(Number);
   }
 
-  /** Promoted words at `from` and above (a call's arguments and results). */
+  /** Words at `from` and above that something holds (a call's arguments and results). */
   from(from: number): number[] {
-    return this.words.filter((w) => w >= from);
+    return [...this.words.filter((w) => w >= from), ...this.pairs.filter((k) => k >= from)];
   }
+}
+
+/** Whole-slot moves in filled templates (Copy; i64/f64 load and store): a double may meet them. */
+const COPY = /s32\[base \+ (\d+)\] = s32\[base \+ (\d+)\]; s32\[base \+ (\d+)\] = s32\[base \+ (\d+)\];/;
+const SLOT_LOAD = /s32\[base \+ (\d+)\] = view\.getInt32\(ea, true\); s32\[base \+ (\d+)\] = view\.getInt32\(ea \+ 4, true\);/;
+const SLOT_STORE = /view\.setInt32\(ea, s32\[base \+ (\d+)\], true\); view\.setInt32\(ea \+ 4, s32\[base \+ (\d+)\], true\);/;
+
+/** Whether a COPY, SLOT_LOAD or SLOT_STORE match moves one whole slot (its second word is the first's next). */
+function wholeSlot(m: RegExpExecArray | readonly string[]): boolean {
+  return m.length === 5 ? Number(m[3]) === Number(m[1]) + 1 && Number(m[4]) === Number(m[2]) + 1 : Number(m[2]) === Number(m[1]) + 1;
+}
+/** The f64 NaN rules' helpers, which have a form on values (numeric.ts, f64NaN2Of). */
+const NAN_RULE = /\bN\.(f64NaN1|f64NaN2|f64NaNMinMax)\(s32, base \+ (\d+), base \+ (\d+)(?:, base \+ (\d+))?\);/g;
+
+/** The start of a call of a helper that may be handed frame addresses. */
+const HELPER_CALL = /\b(N\.\w+|narrow64|canonicalizeNaN)\(/;
+
+/** Where the call whose arguments start at `from` closes (the index of its `)`), or -1. */
+function callEnd(text: string, from: number): number {
+  let depth = 1;
+  for (let i = from; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && --depth === 0) return i + 1;
+  }
+  return -1;
 }
 
 /** Markers the first pass leaves for the second (WordPromotion): where to store and load which words. */
@@ -418,7 +560,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   }
   words.decide();
   const out: string[] = [];
-  out.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
+  out.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, F64 = f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
   out.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info, constants = table.functions.constants;');
   out.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
   // `calling`: a callee is running. If it throws, it has left the fuel in ex.jitLeft itself,
