@@ -196,7 +196,7 @@ describe('sandboxd, in process', () => {
     [['random.wat', '--invoke', 'roll'], 5, 'sandboxd: disallowed import: the module imports `host::random` which is not on the allow-list\n'],
     [['well_behaved.wat', '--invoke', 'nope'], 7, 'sandboxd: export error: no exported function named `nope`\n'],
     [['well_behaved.wat', '--invoke', 'add', '--arg', '1'], 7, 'sandboxd: export error: function `add` expects 2 parameter(s) but 1 were supplied\n'],
-    [['traps.wat', '--invoke', 'div', '--arg', '1', '--arg', '0'], 8, 'sandboxd: guest trap: wasm trap: integer divide by zero\n'],
+    [['traps.wat', '--invoke', 'div', '--arg', '1', '--arg', '0'], 8, 'sandboxd: guest trap: wasm trap: integer divide by zero\nwasm backtrace:\n    0:     0x62 - traps!div\n'],
   ])('%j exits %i', async (argv, code, stderr) => {
     const [module, ...rest] = argv as string[];
     const r = await cli(fx(module!), ...rest);
@@ -254,7 +254,11 @@ describe('sandboxd, in process', () => {
     writeFileSync(wat, `(module (import "host" "log" (func $log (param i32 i32))) (memory (export "memory") 1)
       (data (i32.const 0) "about to fail") (func (export "run") (call $log (i32.const 0) (i32.const 13)) unreachable))`);
     const r = await cli(wat, '--allow-log');
-    expect(r).toEqual({ code: 8, stdout: '[guest log] about to fail\n', stderr: 'sandboxd: guest trap: wasm trap: wasm `unreachable` instruction executed\n' });
+    expect(r).toEqual({
+      code: 8,
+      stdout: '[guest log] about to fail\n',
+      stderr: 'sandboxd: guest trap: wasm trap: wasm `unreachable` instruction executed\nwasm backtrace:\n    0:     0x47 - <unknown>!<wasm function 1>\n',
+    });
   });
 });
 

@@ -33,6 +33,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 function ir(parts: Partial<Mutable<ModuleIR>> = {}): ModuleIR {
   const functions = parts.functions ?? [];
   return {
+    moduleName: null,
     bytes: new Uint8Array(0),
     types: [{ params: [], results: [] }],
     imports: [],

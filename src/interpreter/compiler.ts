@@ -126,6 +126,12 @@ export interface CompiledFunctions {
   /** Exception handlers (Handler) and their catch clauses (CatchClause), for the whole module. */
   readonly handlers: Int32Array;
   readonly catches: Int32Array;
+  /**
+   * Where code came from: (code position, module byte offset) pairs in code order, one for the
+   * first word each WebAssembly instruction emitted. A trap's or a call's position maps to the
+   * last pair at or before it (a backtrace reports byte offsets, as wasmtime does).
+   */
+  readonly offsets: Int32Array;
 }
 
 export interface ModuleContext {
@@ -228,9 +234,11 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     info[at + FuncInfo.CodeEnd] = out.length;
   }
   const code = yield* out.finishInSteps();
+  const offsets = yield* translator.offsets.finishInSteps();
   return {
     code, info, constants: new Int32Array(constants),
     handlers: new Int32Array(translator.handlers), catches: new Int32Array(translator.catches),
+    offsets,
   };
 }
 
@@ -253,6 +261,8 @@ export function writeFrameConstants(s32: Int32Array, base: number, fns: Compiled
 class FunctionTranslator extends VectorTranslator<Control> {
   /** The module's exception handler and catch clause records (Handler, CatchClause). */
   readonly handlers: number[] = [];
+  /** CompiledFunctions.offsets, as they are made (in chunks, as the code: code-buffer.ts). */
+  readonly offsets: CodeBuffer;
   readonly catches: number[] = [];
   /** rowFlags of the compile's features. */
   private readonly rowFlags: Uint8Array;
@@ -262,6 +272,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
   constructor(ctx: ModuleContext, out: CodeBuffer) {
     super(ctx, out);
     this.rowFlags = rowFlags(ctx.features);
+    this.offsets = new CodeBuffer(ctx.ir.bytes.length / 2);
   }
 
   /**
@@ -287,7 +298,10 @@ class FunctionTranslator extends VectorTranslator<Control> {
     while (this.ctrls.length > 0) {
       if (this.r.pos >= until) return false;
       if (this.r.atEnd) throw new DecodeError('unexpected end of function body (END opcode expected)', this.r.pos);
+      const emittedBefore = this.out.length;
+      const at = this.r.pos;
       this.instruction();
+      if (this.out.length > emittedBefore) this.offsets.push2(emittedBefore, at);
     }
     if (!this.r.atEnd) throw new DecodeError('operators remaining after end of function body', this.r.pos);
     return true;

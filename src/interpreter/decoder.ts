@@ -613,10 +613,10 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
   }
   if (d.deferred !== null) throw d.deferred;
 
-  let functionNames: ReadonlyMap<number, string> = new Map();
+  let names: ReturnType<typeof decodeNames> = { moduleName: null, functionNames: new Map() };
   for (const c of customSections) {
     if (c.name === 'name') {
-      functionNames = decodeFunctionNames(c.bytes);
+      names = decodeNames(c.bytes);
       break;
     }
   }
@@ -637,7 +637,8 @@ export function* decodeModuleInSteps(bytes: Uint8Array, features: FeatureSet = A
     dataCount,
     codes,
     customSections,
-    functionNames,
+    functionNames: names.functionNames,
+    moduleName: names.moduleName,
   };
 }
 
@@ -786,8 +787,13 @@ function decodeBody(d: Decoder, sectionEnd: number): FunctionBody {
  * The function-names subsection of a `name` custom section. Best effort: a malformed name
  * section never fails the module; whatever cannot be decoded is ignored.
  */
-function decodeFunctionNames(payload: Uint8Array): ReadonlyMap<number, string> {
-  const names = new Map<number, string>();
+/**
+ * The module's name (subsection 0) and its functions' names (subsection 1) from a `name`
+ * custom section; what is malformed is left out (the section is advisory).
+ */
+function decodeNames(payload: Uint8Array): { moduleName: string | null; functionNames: ReadonlyMap<number, string> } {
+  let moduleName: string | null = null;
+  let functionNames = new Map<number, string>();
   const d = new Decoder(payload, ALL_FEATURES);
   try {
     while (d.pos < payload.length) {
@@ -795,21 +801,21 @@ function decodeFunctionNames(payload: Uint8Array): ReadonlyMap<number, string> {
       const id = d.u8();
       const size = d.length();
       const subEnd = d.pos + size;
-      if (id !== 1) {
-        d.pos = subEnd;
-        continue;
-      }
       d.end = subEnd;
-      const n = d.length();
-      for (let i = 0; i < n; i++) {
-        const index = d.u32();
-        names.set(index, d.name());
+      if (id === 0) moduleName = d.name();
+      else if (id === 1) {
+        const names = new Map<number, string>();
+        const n = d.length();
+        for (let i = 0; i < n; i++) {
+          const index = d.u32();
+          names.set(index, d.name());
+        }
+        if (d.pos === subEnd) functionNames = names;
       }
-      return d.pos === subEnd ? names : new Map();
+      d.pos = subEnd;
     }
   } catch (e) {
-    if (e instanceof DecodeError) return new Map();
-    throw e;
+    if (!(e instanceof DecodeError)) throw e;
   }
-  return names;
+  return { moduleName, functionNames };
 }

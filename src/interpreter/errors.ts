@@ -126,7 +126,21 @@ export const TrapKind = {
 export type TrapKind = (typeof TrapKind)[keyof typeof TrapKind];
 
 /** A WebAssembly trap: execution stopped and cannot resume. */
+/** A frame of a backtrace: a function of an instance and where in the module it was. */
+export interface BacktraceFrame {
+  readonly funcIndex: number;
+  /** From the module's `name` section, when it names the function. */
+  readonly funcName?: string;
+  /** From the module's `name` section, when it names the module. */
+  readonly moduleName?: string;
+  /** The byte offset in the module of the instruction: the trapping one, or a caller's call. */
+  readonly offset: number;
+}
+
 export class Trap extends WasmError {
+  /** Where the execution was when it trapped, innermost first (set by Execution.resume). */
+  backtrace?: BacktraceFrame[];
+
   constructor(readonly kind: TrapKind) {
     super(`wasm trap: ${kind}`);
     this.name = 'Trap';

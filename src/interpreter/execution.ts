@@ -10,7 +10,7 @@
 import {
   CATCH_STRIDE, CatchClause, CatchKind, FUNC_INFO_STRIDE, FuncInfo, Handler, HANDLER_STRIDE, entryWork, writeFrameConstants,
 } from './compiler.js';
-import { Trap, TrapKind, UncaughtException } from './errors.js';
+import { type BacktraceFrame, Trap, TrapKind, UncaughtException } from './errors.js';
 import { Op } from './opcodes.js';
 import type { Instance } from './instance.js';
 import { indirectCallee, runLoop } from './interpreter.js';
@@ -72,6 +72,12 @@ export class Execution {
   sliceDeadline = Infinity;
   /** Set by invokeSync: no event loop to wait on (see atomicWaitSuspend). */
   synchronous = false;
+  /**
+   * Where the execution was when an instruction threw, recorded by the code that ran it (the
+   * dispatch loop, or translated code: the innermost first): the position of the instruction,
+   * the frame array's top and the instance. Null until something throws.
+   */
+  trapAt: { pc: number; fsp: number; inst: Instance } | null = null;
   /** A memory.atomic.wait is letting its timeout pass: pending, with no result to deliver. */
   private waiting = false;
   private waitOver = false;
@@ -131,6 +137,7 @@ export class Execution {
       return this.step();
     } catch (error) {
       // A trap or a host exception ends the execution for good.
+      if (error instanceof Trap && error.backtrace === undefined) error.backtrace = this.backtrace();
       this.failure = { error };
       this.releaseStack();
       throw error;
@@ -421,6 +428,27 @@ export class Execution {
     returnStack(old);
   }
 
+  /**
+   * The frames the execution is in — where it trapped (trapAt), or else where it stands —
+   * innermost first: each function and the byte offset in its module of the instruction it is
+   * at (for a caller, its call).
+   */
+  backtrace(): BacktraceFrame[] {
+    const at = this.trapAt ?? (this.inst === null ? null : { pc: this.pc, fsp: this.fsp, inst: this.inst });
+    const out: BacktraceFrame[] = [];
+    if (at === null) return out;
+    let { pc, fsp, inst } = at;
+    // A caller's position is the one after its call instruction: the call is the word before.
+    for (let callee = true; ; callee = false) {
+      out.push(frameAt(inst, callee ? pc : pc - 1));
+      if (fsp < 3 || out.length > this.store.maxCallDepth) return out;
+      fsp -= 3;
+      pc = this.frames[fsp]!;
+      if (pc < 0) return out;
+      inst = this.store.instances[this.frames[fsp + 2]!]!;
+    }
+  }
+
   /** Makes room for one more frame, or traps past the store's call depth. */
   private growFrames(): void {
     const depth = this.frames.length / 3;
@@ -471,4 +499,34 @@ export function invokeSync(store: Store, func: FuncRef, args: readonly WasmValue
     if (status === 'done') return execution.results;
     if (status === 'pending') throw new TypeError('an asynchronous host function cannot be called synchronously');
   }
+}
+
+/** The function of `inst` whose code holds position `pc`, and the module offset it came from. */
+function frameAt(inst: Instance, pc: number): BacktraceFrame {
+  const module = inst.module;
+  const { info, offsets } = module.functions;
+  // Functions' code lies in index order: the last defined function starting at or before pc.
+  let lo = module.numImportedFuncs;
+  let hi = info.length / FUNC_INFO_STRIDE - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (info[mid * FUNC_INFO_STRIDE + FuncInfo.Entry]! <= pc) lo = mid;
+    else hi = mid - 1;
+  }
+  // The last (code position, offset) pair at or before pc.
+  let a = 0;
+  let b = offsets.length / 2 - 1;
+  while (a < b) {
+    const mid = (a + b + 1) >> 1;
+    if (offsets[mid * 2]! <= pc) a = mid;
+    else b = mid - 1;
+  }
+  const funcName = module.ir.functionNames.get(lo);
+  const moduleName = module.ir.moduleName;
+  return {
+    funcIndex: lo,
+    offset: offsets.length > 0 ? offsets[a * 2 + 1]! : 0,
+    ...(funcName !== undefined ? { funcName } : {}),
+    ...(moduleName !== null ? { moduleName } : {}),
+  };
 }

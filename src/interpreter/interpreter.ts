@@ -1307,6 +1307,10 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       if (answer === 4) return 'paused'; // OUT_OF_TIME, at a loop header
       return SWITCH; // bulk work left in pieces
     }
+  } catch (error) {
+    // Where it threw, for the backtrace (translated code called from here has said so first).
+    if (ex.trapAt === null) ex.trapAt = { pc, fsp, inst };
+    throw error;
   } finally {
     store.fuel = checkpoint + left;
   }

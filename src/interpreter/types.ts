@@ -214,4 +214,6 @@ export interface ModuleIR {
   readonly customSections: readonly CustomSection[];
   /** Function names from the `name` custom section, when present and well formed. */
   readonly functionNames: ReadonlyMap<number, string>;
+  /** The module's name from the `name` custom section, or null. */
+  readonly moduleName: string | null;
 }

@@ -366,6 +366,9 @@ function wholeSlot(m: RegExpExecArray | readonly string[]): boolean {
 /** The f64 NaN rules' helpers, which have a form on values (numeric.ts, f64NaN2Of). */
 const NAN_RULE = /\bN\.(f64NaN1|f64NaN2|f64NaNMinMax)\(s32, base \+ (\d+), base \+ (\d+)(?:, base \+ (\d+))?\);/g;
 
+/** A template that may throw (a trap): it records its position first. */
+const MAY_THROW = /\bthrow\b|\bN\.|\bnarrow64\b/;
+
 /** The start of a call of a helper that may be handed frame addresses. */
 const HELPER_CALL = /\b(N\.\w+|narrow64|canonicalizeNaN)\(/;
 
@@ -452,7 +455,8 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
     const op = code[pc]!;
     const data = DATA_OPS.get(op);
     if (data !== undefined) {
-      lines.push(`{ ${fill(data.body, code, pc)} }`);
+      // An instruction that may trap says where it is first, for the backtrace.
+      lines.push(`${MAY_THROW.test(data.body) ? `at = ${num(pc)}; ` : ''}{ ${fill(data.body, code, pc)} }`);
       continue;
     }
     const branch = BRANCH_OPS.get(op);
@@ -468,13 +472,13 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
     if (bulk !== undefined) {
       // bulkOperation reads its operands from the array and writes its result there.
       const slots = (operands: readonly number[]): number[] => operands.flatMap((k) => [code[pc + k]!, code[pc + k]! + 1]);
-      lines.push(`${storeWords(slots(bulk.reads))} { const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, S32, base);`
+      lines.push(`at = ${num(pc)}; ${storeWords(slots(bulk.reads))} { const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, S32, base);`
         + ` if (ex.meter.due) { ${loadWords(slots(bulk.writes))} ex.pc = next; ex.base = base; ex.fsp = fsp; answer = 3; blk = ${leave}; continue; } } ${loadWords(slots(bulk.writes))}`);
       continue;
     }
     switch (op) {
       case Op.Unreachable:
-        lines.push('throw new Trap(TrapKind.Unreachable);');
+        lines.push(`at = ${num(pc)}; throw new Trap(TrapKind.Unreachable);`);
         break;
       case Op.Jump:
         lines.push(`left -= ${num(code[pc + 2]!)}; blk = ${block(code[pc + 1]!)}; continue;`);
@@ -518,13 +522,13 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
         const fuel = num(code[pc + 5]!);
         const argBase = code[pc + 3]!;
         lines.push(
-          `{ left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
-          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base, at = fi * ${num(FUNC_INFO_STRIDE)};`
-          + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[at + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
+          `{ at = ${num(pc)}; left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
+          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base, ia = fi * ${num(FUNC_INFO_STRIDE)};`
+          + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} frames[fsp] = ${num(pc + 6)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
-          + ` for (let w = cb + info[at + ${num(FuncInfo.ParamsEnd)}], e = cb + info[at + ${num(FuncInfo.LocalsEnd)}]; w < e; w++) S32[w] = 0;`
-          + ` for (let c = info[at + ${num(FuncInfo.ConstsStart)}], e = info[at + ${num(FuncInfo.ConstsEnd)}]; c < e; c += 3) { S32[cb + constants[c]] = constants[c + 1]; S32[cb + constants[c] + 1] = constants[c + 2]; }`
-          + ` const calleeEntry = info[at];`
+          + ` for (let w = cb + info[ia + ${num(FuncInfo.ParamsEnd)}], e = cb + info[ia + ${num(FuncInfo.LocalsEnd)}]; w < e; w++) S32[w] = 0;`
+          + ` for (let c = info[ia + ${num(FuncInfo.ConstsStart)}], e = info[ia + ${num(FuncInfo.ConstsEnd)}]; c < e; c += 3) { S32[cb + constants[c]] = constants[c + 1]; S32[cb + constants[c] + 1] = constants[c + 2]; }`
+          + ` const calleeEntry = info[ia];`
           + ` if (--left <= 0) { ex.pc = calleeEntry; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ' ex.jitLeft = left; calling = true; const r = fn(ex, cb, calleeEntry, fsp + 3, n + 1); calling = false; left = ex.jitLeft;'
           + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
@@ -567,7 +571,8 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   // and this frame's own `left` (from before the call) must not overwrite it.
   // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
   // below its base are this frame's to store; the callee's own are in the array already.
-  out.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)};`);
+  // `at`: the position of the last instruction that may trap, recorded when one does.
+  out.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0;`);
   out.push(words.declarations());
   // At the function's entry only its parameters and constant slots hold anything (locals are
   // zero, like the variables); at a loop header, any word may.
@@ -594,7 +599,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
     );
   }
   out.push(`case ${leave}: ${words.storeBelow()} return answer;`);
-  out.push("} throw new Error('internal error: ran past the end of a translated function'); } } finally { if (!calling) ex.jitLeft = left; }");
+  out.push("} throw new Error('internal error: ran past the end of a translated function'); } } catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; throw e; } finally { if (!calling) ex.jitLeft = left; }");
   const source = out.join('\n');
   return source.length > MAX_SOURCE_CHARS ? null : source;
 }

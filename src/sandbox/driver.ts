@@ -20,7 +20,7 @@
  * races its promise against the watchdog, so a host call still pending at the deadline ends
  * the run at once.
  */
-import { Trap, TrapKind } from '../interpreter/errors.js';
+import { type BacktraceFrame, Trap, TrapKind } from '../interpreter/errors.js';
 import type { Steps } from '../interpreter/steps.js';
 import type { WasmValue } from '../interpreter/values.js';
 import type { Watchdog } from '../watchdog/watchdog.js';
@@ -34,6 +34,8 @@ export interface DrivableExecution {
   freshCode: boolean;
   /** When the slice should end at the latest, fuel or not (Execution.sliceDeadline). */
   sliceDeadline: number;
+  /** Where the execution stands (Execution.backtrace), for a Timeout that ends it between slices. */
+  backtrace?(): BacktraceFrame[];
   resume(): 'done' | 'paused' | 'pending';
   readonly results: WasmValue[] | readonly WasmValue[];
   readonly pending: Promise<unknown> | PromiseLike<unknown> | null | undefined;
@@ -138,7 +140,9 @@ class Task {
    * host call. Waiting, it is at a check point, where its next slice would trap anyway.
    */
   expire(): void {
-    this.fail(new Trap(TrapKind.Interrupt));
+    const trap = new Trap(TrapKind.Interrupt);
+    trap.backtrace = this.execution.backtrace?.();
+    this.fail(trap);
   }
 
   private fail(error: unknown): void {

@@ -6,6 +6,10 @@
  * are sandboxd's.
  */
 
+import type { BacktraceFrame } from '../interpreter/errors.js';
+
+export type { BacktraceFrame };
+
 export type SandboxErrorKind =
   | 'FuelExhausted'
   | 'Timeout'
@@ -48,6 +52,24 @@ const RESOURCE_UNITS: Readonly<Record<LimitedResource, string>> = {
   fsDescriptors: 'WASI descriptors',
 };
 
+/**
+ * A backtrace as wasmtime prints it: `wasm backtrace:`, then a line per frame — its index
+ * right-aligned in three columns, the offset as `{:#8x}`, and `module!function` (`<unknown>`
+ * for a module without a name, `<wasm function N>` for a function without one).
+ */
+export function formatBacktrace(frames: readonly BacktraceFrame[]): string {
+  const lines = frames.slice(0, MAX_PRINTED_FRAMES).map((f, i) => {
+    const offset = `0x${f.offset.toString(16)}`.padStart(8);
+    return `  ${String(i).padStart(3)}: ${offset} - ${f.moduleName ?? '<unknown>'}!${f.funcName ?? `<wasm function ${f.funcIndex}>`}`;
+  });
+  // A call stack exhausted is 20,000 frames deep: the message keeps the innermost ones.
+  if (frames.length > MAX_PRINTED_FRAMES) lines.push(`  ... ${frames.length - MAX_PRINTED_FRAMES} more frames`);
+  return ['wasm backtrace:', ...lines].join('\n');
+}
+
+/** The most frames a message prints (`SandboxError.backtrace` has them all). */
+export const MAX_PRINTED_FRAMES = 100;
+
 export class SandboxError extends Error {
   /** Why the run stopped. */
   readonly kind: SandboxErrorKind;
@@ -75,6 +97,12 @@ export class SandboxError extends Error {
   declare name: string;
   /** InvalidModule, Export, Trap, Host: the text after the kind's prefix. */
   readonly detail?: string;
+  /**
+   * Trap, FuelExhausted, Timeout: where the guest was, innermost frame first — each frame's
+   * function index, its names from the module's `name` section, and the byte offset in the
+   * module of the instruction (a caller's: its call), as wasmtime reports them. Empty otherwise.
+   */
+  backtrace: readonly BacktraceFrame[] = [];
 
   private constructor(init: ErrorInit, message: string, fuelConsumed: number, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -144,8 +172,12 @@ export class SandboxError extends Error {
     return new SandboxError({ kind: 'Export', detail }, `export error: ${detail}`, fuelConsumed, { cause });
   }
 
-  static trap(detail: string, fuelConsumed = 0, cause?: unknown): SandboxError {
-    return new SandboxError({ kind: 'Trap', detail }, `guest trap: ${detail}`, fuelConsumed, { cause });
+  /** A trap; with a backtrace, the message goes on with it in wasmtime's words (formatBacktrace). */
+  static trap(detail: string, fuelConsumed = 0, cause?: unknown, backtrace: readonly BacktraceFrame[] = []): SandboxError {
+    const lines = backtrace.length > 0 ? `\n${formatBacktrace(backtrace)}` : '';
+    const error = new SandboxError({ kind: 'Trap', detail }, `guest trap: ${detail}${lines}`, fuelConsumed, { cause });
+    error.backtrace = backtrace;
+    return error;
   }
 
   static host(detail: string, fuelConsumed = 0, cause?: unknown): SandboxError {

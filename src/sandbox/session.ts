@@ -229,9 +229,10 @@ export class Session implements HostBinding {
     // access past the memory the guest did not get, even running out of fuel or time).
     if (this.refused !== null) return SandboxError.limitExceeded(this.refused, limits[this.refused], fuel);
     if (e instanceof Trap) {
-      if (e.kind === TrapKind.OutOfFuel) return SandboxError.fuelExhausted(limits.fuel, limits.fuel);
-      if (e.kind === TrapKind.Interrupt) return SandboxError.timeout(limits.timeoutMs, fuel);
-      return SandboxError.trap(e.message, fuel, e);
+      const backtrace = e.backtrace ?? [];
+      if (e.kind === TrapKind.OutOfFuel) return withBacktrace(SandboxError.fuelExhausted(limits.fuel, limits.fuel), backtrace);
+      if (e.kind === TrapKind.Interrupt) return withBacktrace(SandboxError.timeout(limits.timeoutMs, fuel), backtrace);
+      return SandboxError.trap(e.message, fuel, e, backtrace);
     }
     if (e instanceof HostTrap || e instanceof GuestMemoryError) return SandboxError.trap(e.message, fuel, e);
     if (e instanceof HostFunctionError) return SandboxError.host(e.message, fuel, e);
@@ -331,4 +332,9 @@ function fromWasm(w: WasmValue): Value {
 
 function unsupported(what: string): never {
   throw SandboxError.export(`unsupported return type ${what}`);
+}
+
+function withBacktrace(error: SandboxError, backtrace: SandboxError['backtrace']): SandboxError {
+  error.backtrace = backtrace;
+  return error;
 }

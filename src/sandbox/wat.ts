@@ -149,7 +149,9 @@ function compileText(wabt: WabtModule, instance: Promise<WabtModule>, text: stri
   let module: ReturnType<WabtModule['parseWat']> | undefined;
   try {
     module = wabt.parseWat(filename, text, WAT_FEATURES);
-    return module.toBinary({}).buffer; // a copy, not a view of the instance's memory
+    // With the text's `$names` as a `name` section, as wasmtime's text parser keeps them: a
+    // backtrace names the module and its functions. (A copy, not a view of wabt's memory.)
+    return module.toBinary({ write_debug_names: true }).buffer;
   } catch (e) {
     discardWabt(instance);
     throw SandboxError.invalidModule(wabtMessage(e, text.length), 0, e);
