@@ -37,6 +37,11 @@ export {
   type SandboxErrorKind,
   type ValueOf,
   type ValueType,
+  formatBacktrace,
+  type BacktraceFrame,
+  type RunOptions,
+  Profile,
+  type FunctionProfile,
 } from './sandbox/index.js';
 export {
   GuestExit,

@@ -16,11 +16,15 @@ import type { Instance } from './instance.js';
 import { indirectCallee, runLoop } from './interpreter.js';
 import { WorkMeter } from './pieces.js';
 import { returnStack, takeStack } from './stack-pool.js';
+import type { FuelProfiler } from '../inspect/profile.js';
 import { ExceptionInst, type FuncInst, NULL_REF, type Store, type TagInst } from './store.js';
 import { isRefType, rowWords, V128, type ValType, valTypeName, valueWords } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 
 export type Status = 'done' | 'paused' | 'pending';
+
+/** Fuel an execution's first function's entry costs (charged when the execution is made), as any call's entry. */
+export const ENTRY_FUEL = 1;
 
 /**
  * What a tail call did: entered a WebAssembly function in place of the caller's frame, or
@@ -78,6 +82,11 @@ export class Execution {
    * the frame array's top and the instance. Null until something throws.
    */
   trapAt: { pc: number; fsp: number; inst: Instance } | null = null;
+  /**
+   * The run's fuel profile (src/inspect/profile.ts), told of every change of function; null
+   * when no profile was asked for. A profiled execution stays in the interpreter.
+   */
+  profiler: FuelProfiler | null = null;
   /** A memory.atomic.wait is letting its timeout pass: pending, with no result to deliver. */
   private waiting = false;
   private waitOver = false;
@@ -128,7 +137,7 @@ export class Execution {
       this.prepareFrame(func.instance, func.index, 0);
       this.atEntry = true;
     }
-    store.fuel -= 1;
+    store.fuel -= ENTRY_FUEL;
   }
 
   resume(): Status {
@@ -440,7 +449,7 @@ export class Execution {
     let { pc, fsp, inst } = at;
     // A caller's position is the one after its call instruction: the call is the word before.
     for (let callee = true; ; callee = false) {
-      out.push(frameAt(inst, callee ? pc : pc - 1));
+      out.push(functionAt(inst, callee ? pc : pc - 1));
       if (fsp < 3 || out.length > this.store.maxCallDepth) return out;
       fsp -= 3;
       pc = this.frames[fsp]!;
@@ -502,7 +511,7 @@ export function invokeSync(store: Store, func: FuncRef, args: readonly WasmValue
 }
 
 /** The function of `inst` whose code holds position `pc`, and the module offset it came from. */
-function frameAt(inst: Instance, pc: number): BacktraceFrame {
+export function functionAt(inst: Instance, pc: number): BacktraceFrame {
   const module = inst.module;
   const { info, offsets } = module.functions;
   // Functions' code lies in index order: the last defined function starting at or before pc.

@@ -116,7 +116,7 @@ export function runLoop(ex: Execution): Status {
  */
 function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const store = ex.store;
-  if (store.jitThreshold === Infinity) return null;
+  if (store.jitThreshold === Infinity || ex.profiler !== null) return null;
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
   const translated = translatedFunction(jit, ex.func.index, 1, store.jitThreshold);
@@ -180,7 +180,9 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
   let returnPc = 0;
   // The JavaScript tier (src/jit), when the store uses it: a loop header sets atLoop and
   // callIndex to its function and leaves the switch, as a call does, to enter translated code.
-  const jit = store.jitThreshold === Infinity ? null : jitTableOf(inst.module);
+  // A profiled execution (src/inspect) tells its profiler of every change of function, and stays here.
+  const prof = ex.profiler;
+  const jit = store.jitThreshold === Infinity || prof !== null ? null : jitTableOf(inst.module);
   let atLoop = false;
   let clockAt = left - CLOCK_FUEL;
 
@@ -297,6 +299,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           callIndex = callee.index;
           if (callee.instance !== inst) {
             ex.enterFunction(callee.instance, callIndex, callBase, returnPc, base, fsp);
+            if (prof !== null) prof.enter(ex.fsp / 3, callee.instance, ex.pc, checkpoint + left);
             return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
           }
           break;
@@ -309,6 +312,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           fsp -= 3;
           pc = frames[fsp]!;
           base = frames[fsp + 1]!;
+          if (prof !== null) prof.leaveTo(fsp / 3, checkpoint + left);
           if (pc < 0) {
             ex.fsp = fsp;
             return 'done';
@@ -390,7 +394,10 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           } finally {
             left = store.fuel - checkpoint;
           }
-          if (outcome === 'entered') return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
+          if (outcome === 'entered') {
+            if (prof !== null) prof.enter(ex.fsp / 3, ex.inst!, ex.pc, checkpoint + left);
+            return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
+          }
           return outcome === 'host-done' ? 'paused' : 'pending';
         }
         case 0x22: /* Simd */
@@ -403,6 +410,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           ex.fsp = fsp;
           ex.inst = inst;
           ex.throwFrom(code, pc);
+          if (prof !== null) prof.leaveTo(ex.fsp / 3, checkpoint + left);
           return left > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
         case 0x3f: /* Atomic */ {
           const next = atomicOperation(mem, code, pc, s32, base, ex);
@@ -1230,6 +1238,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         // The value stack or the frame array must grow first, or the frame is a large one
         // (FuncInfo.FastFrameEnd).
         ex.enterFunction(inst, callIndex, callBase, returnPc, base, fsp);
+        if (prof !== null) prof.enter(ex.fsp / 3, inst, ex.pc, checkpoint + left);
         return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
       }
       frames[fsp] = returnPc;
@@ -1245,6 +1254,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       }
       base = callBase;
       pc = info[at]!;
+      if (prof !== null) prof.enter(fsp / 3, inst, pc, checkpoint + left);
       if (--left <= 0) {
         ex.pc = pc;
         ex.base = base;

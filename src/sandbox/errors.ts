@@ -7,6 +7,7 @@
  */
 
 import type { BacktraceFrame } from '../interpreter/errors.js';
+import type { Profile } from '../inspect/profile.js';
 
 export type { BacktraceFrame };
 
@@ -103,6 +104,8 @@ export class SandboxError extends Error {
    * module of the instruction (a caller's: its call), as wasmtime reports them. Empty otherwise.
    */
   backtrace: readonly BacktraceFrame[] = [];
+  /** The run's fuel profile up to its failure, when it asked for one (RunOptions.profile). */
+  profile?: Profile;
 
   private constructor(init: ErrorInit, message: string, fuelConsumed: number, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });

@@ -23,7 +23,8 @@ import { HostAbi } from '../host/abi.js';
 import { GuestMemory } from '../host/memory.js';
 import { SandboxError } from './errors.js';
 import { Limits, type LimitsOptions } from './limits.js';
-import { Session, type EngineModule } from './session.js';
+import { Session, type EngineModule, type RunOptions } from './session.js';
+import type { Profile } from '../inspect/profile.js';
 import { Value } from './value.js';
 import { toBinary } from './wat.js';
 
@@ -38,6 +39,8 @@ export class RunOutput {
     readonly peakMemoryBytes: number,
     /** The code the guest exited with (WASI's `proc_exit`; `values` is then empty); 0 when it returned. */
     readonly exitCode: number = 0,
+    /** The deterministic fuel profile, when the run asked for one (RunOptions.profile). */
+    readonly profile?: Profile,
   ) {
     Object.freeze(this);
   }
@@ -114,11 +117,11 @@ export class Instance {
    * fuel this call consumed, and the instance's peak memory so far; rejects with a
    * `SandboxError` only.
    */
-  call(exportName: string, params: readonly Value[] = []): Promise<RunOutput> {
+  call(exportName: string, params: readonly Value[] = [], options: RunOptions = {}): Promise<RunOutput> {
     const session = this.session;
     const result = this.queue.then(async () => {
-      const { value, fuelConsumed } = await session.frame(() => session.call(exportName, params));
-      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0);
+      const { value, fuelConsumed, profile } = await session.frame(() => session.call(exportName, params), options);
+      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, profile);
     });
     this.queue = result.catch(() => undefined);
     return result;
@@ -212,17 +215,18 @@ export class Sandbox {
     exportName: string,
     params: readonly Value[] = [],
     limits?: Limits | LimitsOptions,
+    options: RunOptions = {},
   ): Promise<RunOutput> {
     try {
       const lim = Limits.from(limits);
       const module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
       const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
-      const { value, fuelConsumed } = await session.frame(async () => {
+      const { value, fuelConsumed, profile } = await session.frame(async () => {
         await session.instantiate();
         // A start function that exited (proc_exit) ended the run.
         return session.exitCode === null ? session.call(exportName, params) : [];
-      });
-      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0);
+      }, options);
+      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, profile);
     } catch (e) {
       throw asSandboxError(e);
     }

@@ -16,6 +16,8 @@ import { FuncRef, WasmValue } from '../interpreter/values.js';
 import { GuestExit, HostFunctionError, HostTrap, type HostAbi, type HostBinding } from '../host/abi.js';
 import { GuestMemory, GuestMemoryError, type EngineMemory } from '../host/memory.js';
 import { Watchdog } from '../watchdog/watchdog.js';
+import { FuelProfiler, type Profile } from '../inspect/profile.js';
+import { ENTRY_FUEL, type Execution } from '../interpreter/execution.js';
 import { Pacer, drive, driveSteps, enterRun } from './driver.js';
 import { type LimitedResource, SandboxError } from './errors.js';
 import type { Limits } from './limits.js';
@@ -42,6 +44,8 @@ export class Session implements HostBinding {
   /** The current frame's abort controller, made only when a host function asks for its signal. */
   private controller: AbortController | null = null;
   private inFrame = false;
+  /** The current frame's profiler, when the run asked for a profile (src/inspect/profile.ts). */
+  private profiler: FuelProfiler | null = null;
   /** Fuel consumed by the frames that have ended. */
   private fuelOfEndedFrames = 0;
   /** The code the guest exited with (a host function threw `GuestExit`), or null while it has not. */
@@ -119,9 +123,10 @@ export class Session implements HostBinding {
    * epoch deadline, an armed watchdog. Resolves with its value and the fuel consumed; rejects
    * with a `SandboxError` (carrying the fuel consumed) and nothing else.
    */
-  async frame<T>(body: () => Promise<T>): Promise<{ value: T; fuelConsumed: number }> {
+  async frame<T>(body: () => Promise<T>, options: RunOptions = {}): Promise<{ value: T; fuelConsumed: number; profile?: Profile }> {
     const { store, engine, limits } = this;
     store.fuel = limits.fuel;
+    this.profiler = options.profile === true ? new FuelProfiler(store.fuel) : null;
     this.refused = null;
     store.epochDeadline = engine.epoch + 1;
     this.inFrame = true;
@@ -131,9 +136,13 @@ export class Session implements HostBinding {
       await turn;
       this.checkDeadline();
       const value = await body();
-      return { value, fuelConsumed: this.fuelConsumed() };
+      const profile = this.endProfile();
+      return { value, fuelConsumed: this.fuelConsumed(), ...(profile !== undefined ? { profile } : {}) };
     } catch (e) {
-      throw this.classify(e);
+      const error = this.classify(e);
+      const profile = this.endProfile();
+      if (profile !== undefined) error.profile = profile;
+      throw error;
     } finally {
       this.watchdog.disarm();
       this.watchdog = null;
@@ -162,8 +171,22 @@ export class Session implements HostBinding {
     if (instance.startFunction !== null) await this.runGuest(invoke(this.store, instance.startFunction, []));
   }
 
+  /** The frame's profile, its last stretch counted (the run's end); undefined when none was asked for. */
+  private endProfile(): Profile | undefined {
+    if (this.profiler === null) return undefined;
+    this.profiler.leaveTo(0, this.store.fuel);
+    const profile = this.profiler.profile();
+    this.profiler = null;
+    return profile;
+  }
+
   /** Drives guest code to its end: its results, or none when the guest exited (`GuestExit`). */
-  private async runGuest(execution: Parameters<typeof drive>[0]): Promise<WasmValue[]> {
+  private async runGuest(execution: Execution): Promise<WasmValue[]> {
+    if (this.profiler !== null && execution.inst !== null) {
+      // Its function was entered when the execution was made (ENTRY_FUEL charged then).
+      execution.profiler = this.profiler;
+      this.profiler.enter(1, execution.inst, execution.pc, this.store.fuel + ENTRY_FUEL);
+    }
     try {
       return await drive(execution, this.store, this.watchdog!, this.pacer);
     } catch (e) {
@@ -337,4 +360,10 @@ function unsupported(what: string): never {
 function withBacktrace(error: SandboxError, backtrace: SandboxError['backtrace']): SandboxError {
   error.backtrace = backtrace;
   return error;
+}
+
+/** What a run or an instance call may ask for besides its results (docs/inspect.md). */
+export interface RunOptions {
+  /** The deterministic fuel profile (src/inspect/profile.ts), on the output or the error. Runs in the interpreter. */
+  readonly profile?: boolean;
 }
