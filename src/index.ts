@@ -42,6 +42,8 @@ export {
   type RunOptions,
   Profile,
   type FunctionProfile,
+  formatDescription,
+  type ModuleDescription,
 } from './sandbox/index.js';
 export {
   GuestExit,

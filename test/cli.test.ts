@@ -27,7 +27,7 @@ describe('argument parsing', () => {
     const parsed = parseArgs(['m.wasm']);
     expect(parsed).toEqual({
       kind: 'run',
-      options: { module: 'm.wasm', invoke: 'run', fuel: 100_000_000n, timeoutMs: 1000, memoryMb: 16, args: [], allowLog: false, seed: null, wasi: null },
+      options: { module: 'm.wasm', invoke: 'run', fuel: 100_000_000n, timeoutMs: 1000, memoryMb: 16, args: [], allowLog: false, seed: null, wasi: null, describe: false, profile: null },
     });
   });
 

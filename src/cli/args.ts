@@ -4,6 +4,7 @@
  *     sandboxd <MODULE> [--invoke NAME] [--fuel N] [--timeout-ms MS] [--memory-mb MB]
  *              [--arg V]... [--allow-log] [--seed SEED]
  *              [--wasi [--dir HOST[::GUEST]]... [--env K=V]... [-- ARGS...]]
+ *              [--describe] [--profile FILE]
  *
  * Beyond sandboxd, `--arg` takes typed values: `i32:N`, `i64:N`, `f32:X`, `f64:X`, and
  * `v128:0x` with exactly 32 hex digits (a plain value is an i32). Options may be written
@@ -23,6 +24,10 @@ export interface CliOptions {
   seed: bigint | null;
   /** With `--wasi`: what the program gets; null without. */
   wasi: WasiCliOptions | null;
+  /** `--describe`: print the module's summary and exit without running it. */
+  describe: boolean;
+  /** `--profile FILE`: write the run's fuel profile (by FILE's extension; `-`: the top functions to stderr). */
+  profile: string | null;
 }
 
 export interface WasiCliOptions {
@@ -68,6 +73,9 @@ Options:
                          With --wasi: preopen a copy in memory of the host directory HOST, as GUEST
                          (default: HOST as written). The program never writes the host's files
       --env <K=V>        With --wasi: set an environment variable of the program
+      --describe         Print what the module imports, exports, defines and uses, and exit without running it
+      --profile <FILE>   Write the run's deterministic fuel profile to FILE: .folded (flame graphs),
+                         .cpuprofile (Chrome DevTools) or .speedscope.json; - prints the top functions
   -- <ARGS>...           With --wasi: the program's arguments (after its module)
   -h, --help             Print help
   -V, --version          Print version
@@ -78,9 +86,9 @@ Exit codes: 0 success, 1 host error, 2 fuel exhausted, 3 timeout, 4 memory limit
 
 const U64_MAX = 2n ** 64n - 1n;
 
-type ValueFlag = 'invoke' | 'fuel' | 'timeout-ms' | 'memory-mb' | 'arg' | 'seed' | 'dir' | 'env';
+type ValueFlag = 'invoke' | 'fuel' | 'timeout-ms' | 'memory-mb' | 'arg' | 'seed' | 'dir' | 'env' | 'profile';
 
-const LONG_VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>(['invoke', 'fuel', 'timeout-ms', 'memory-mb', 'arg', 'seed', 'dir', 'env']);
+const LONG_VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>(['invoke', 'fuel', 'timeout-ms', 'memory-mb', 'arg', 'seed', 'dir', 'env', 'profile']);
 /** The flags that only mean something with `--wasi`. */
 const WASI_FLAGS: readonly ValueFlag[] = ['dir', 'env'];
 
@@ -106,6 +114,8 @@ function parse(argv: readonly string[]): ParsedArgs {
     allowLog: false,
     seed: null,
     wasi: null,
+    describe: false,
+    profile: null,
   };
   const wasi: WasiCliOptions = { dirs: [], env: [], args: [] };
   let wasiRequested = false;
@@ -139,6 +149,10 @@ function parse(argv: readonly string[]): ParsedArgs {
       wasiRequested = true;
       continue;
     }
+    if (token === '--describe') {
+      options.describe = true;
+      continue;
+    }
 
     let flag: string;
     let inline: string | null = null;
@@ -146,7 +160,7 @@ function parse(argv: readonly string[]): ParsedArgs {
       const eq = token.indexOf('=');
       flag = eq >= 0 ? token.slice(2, eq) : token.slice(2);
       if (eq >= 0) inline = token.slice(eq + 1);
-      if (flag === 'allow-log' || flag === 'wasi') throw new ArgError(`'--${flag}' takes no value`);
+      if (flag === 'allow-log' || flag === 'wasi' || flag === 'describe') throw new ArgError(`'--${flag}' takes no value`);
       if (!LONG_VALUE_FLAGS.has(flag)) throw new ArgError(`unexpected argument '${token}'`);
     } else if (token.startsWith('-i')) {
       flag = 'invoke';
@@ -186,6 +200,7 @@ function valueName(flag: ValueFlag): string {
     case 'seed': return 'SEED';
     case 'dir': return 'HOST[::GUEST]';
     case 'env': return 'K=V';
+    case 'profile': return 'FILE';
   }
 }
 
@@ -228,6 +243,12 @@ function applyFlag(options: Omit<CliOptions, 'module'>, wasi: WasiCliOptions, fl
       wasi.env.push([value.slice(0, eq), value.slice(eq + 1)]);
       return;
     }
+    case 'profile':
+      if (!/(\.folded|\.cpuprofile|\.speedscope\.json)$/.test(value) && value !== '-') {
+        throw new ArgError(`invalid value '${value}' ${where}: the file must end in .folded, .cpuprofile or .speedscope.json (or be -)`);
+      }
+      options.profile = value;
+      return;
   }
 }
 

@@ -13,7 +13,9 @@
  * them, nothing else is printed unless the run fails (`sandboxd: <error message>`), and the
  * exit code is the program's own (an exit code above 255, which a process cannot have, is 255).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Profile } from '../inspect/profile.js';
+import { formatDescription } from '../inspect/describe.js';
 import { HostAbi, type LogSink } from '../host/abi.js';
 import type { WasiOptions } from '../host/wasi/index.js';
 import { SandboxError } from '../sandbox/errors.js';
@@ -80,7 +82,13 @@ async function runModule(options: CliOptions, io: CliIo): Promise<number> {
     if (options.seed !== null) host = host.allowRandom(options.seed);
     if (options.wasi !== null) host = host.allowWasi(wasiOptions(options.module, options.wasi, io)).host;
 
-    const output = await new Sandbox(host).run(bytes, options.invoke, options.args, limits);
+    const sandbox = new Sandbox(host);
+    if (options.describe) {
+      io.stdout(formatDescription((await sandbox.compile(bytes)).describe()));
+      return 0;
+    }
+    const output = await sandbox.run(bytes, options.invoke, options.args, limits, { profile: options.profile !== null });
+    writeProfile(options.profile, output.profile, io);
 
     printLogs(logs, io);
     if (options.wasi !== null) {
@@ -93,6 +101,7 @@ async function runModule(options: CliOptions, io: CliIo): Promise<number> {
     return 0;
   } catch (e) {
     const error = e instanceof SandboxError ? e : SandboxError.host(`internal error: ${e instanceof Error ? e.message : String(e)}`);
+    writeProfile(options.profile, error.profile, io);
     printLogs(logs, io);
     io.stderr(`sandboxd: ${error.message}`);
     return error.exitCode;
@@ -109,6 +118,22 @@ function wasiOptions(module: string, wasi: WasiCliOptions, io: CliIo): WasiOptio
     onStdout: io.writeStdout ?? ((bytes) => io.stdout(decoder.decode(bytes))),
     onStderr: io.writeStderr ?? ((bytes) => io.stderr(decoder.decode(bytes))),
   };
+}
+
+/** `--profile FILE`: the profile in the format FILE's extension names; `-`: the top functions on stderr. */
+function writeProfile(file: string | null, profile: Profile | undefined, io: CliIo): void {
+  if (file === null || profile === undefined) return;
+  if (file === '-') {
+    io.stderr(`profile: ${profile.totalFuel} fuel`);
+    io.stderr('    self fuel    total fuel     calls  function');
+    for (const f of profile.functions.slice(0, 20)) {
+      io.stderr(`${String(f.selfFuel).padStart(13)} ${String(f.totalFuel).padStart(13)} ${String(f.calls).padStart(9)}  ${f.funcName}`);
+    }
+    return;
+  }
+  const text = file.endsWith('.folded') ? `${profile.toFolded()}\n`
+    : JSON.stringify(file.endsWith('.cpuprofile') ? profile.toCpuProfile() : profile.toSpeedscope());
+  writeFileSync(file, text);
 }
 
 function printLogs(logs: LogSink | null, io: CliIo): void {

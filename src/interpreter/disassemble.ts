@@ -18,11 +18,17 @@ import { valTypeName } from './types.js';
  * DecodeError.
  */
 export function disassembleBody(bytes: Uint8Array, start: number, end: number, features: FeatureSet = ALL_FEATURES): string[] {
+  return disassembleInstructions(bytes, start, end, features).map((i) => i.text);
+}
+
+/** disassembleBody's lines with the byte offset in `bytes` of each instruction. */
+export function disassembleInstructions(bytes: Uint8Array, start: number, end: number, features: FeatureSet = ALL_FEATURES): Array<{ offset: number; text: string }> {
   const r = new ByteReader(bytes, start, end);
-  const lines: string[] = [];
+  const lines: Array<{ offset: number; text: string }> = [];
   let depth = 0;
   const values: number[] = [];
   while (!r.atEnd) {
+    const offset = r.pos;
     const row = readOpcode(r);
     values.length = 0;
     readImmediates(r, row, features, values);
@@ -32,7 +38,7 @@ export function disassembleBody(bytes: Uint8Array, start: number, end: number, f
     const closes = name === 'end' || name === 'delegate';
     const indent = '  '.repeat(Math.max(0, divides || closes ? depth - 1 : depth));
     const text = immediateText(row, values);
-    lines.push(indent + (text === '' ? name : `${name} ${text}`));
+    lines.push({ offset, text: indent + (text === '' ? name : `${name} ${text}`) });
     if (closes) depth--;
     else if (row.imm === Imm.BlockType || row.imm === Imm.TryTable) depth++;
   }

@@ -5,3 +5,4 @@ export { Value, formatFloatDebug, type ValueType, type ValueOf } from './value.j
 export { SandboxError, EXIT_CODES, isSandboxError, formatBacktrace, type SandboxErrorKind, type BacktraceFrame } from './errors.js';
 export type { RunOptions } from './session.js';
 export { Profile, type FunctionProfile } from '../inspect/profile.js';
+export { formatDescription, type ModuleDescription } from '../inspect/describe.js';

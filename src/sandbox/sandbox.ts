@@ -25,6 +25,7 @@ import { SandboxError } from './errors.js';
 import { Limits, type LimitsOptions } from './limits.js';
 import { Session, type EngineModule, type RunOptions } from './session.js';
 import type { Profile } from '../inspect/profile.js';
+import { describe, disassemble, type ModuleDescription } from '../inspect/describe.js';
 import { Value } from './value.js';
 import { toBinary } from './wat.js';
 
@@ -80,6 +81,26 @@ export class CompiledModule {
   /** @internal */
   static wrap(inner: EngineModule): CompiledModule {
     return new CompiledModule(inner);
+  }
+
+  /** What the module imports, exports, defines and uses, without running it (docs/inspect.md). */
+  describe(): ModuleDescription {
+    return describe(engineModules.get(this)!);
+  }
+
+  /**
+   * The instructions of a function — by index, by its `name`-section name or export name — or
+   * of every defined function, each with its byte offset in the module, as `wasm-objdump -d`
+   * lists them. Throws `RangeError` for a function the module does not define.
+   */
+  disassemble(func?: number | string): string {
+    const inner = engineModules.get(this)!;
+    if (typeof func !== 'string') return disassemble(inner, func);
+    const byExport = inner.ir.exports.find((e) => e.kind === 'func' && e.name === func);
+    const byName = [...inner.ir.functionNames].find(([, name]) => name === func);
+    const index = byExport?.index ?? byName?.[0];
+    if (index === undefined) throw new RangeError(`disassemble: no function named ${JSON.stringify(func)}`);
+    return disassemble(inner, index);
   }
 }
 
