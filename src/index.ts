@@ -44,6 +44,16 @@ export {
   type FunctionProfile,
   formatDescription,
   type ModuleDescription,
+  type FunctionCoverage,
+  type TraceEntry,
+  type InstanceOptions,
+  Debugger,
+  type BreakpointSpec,
+  type DebugEvent,
+  type DebugFrame,
+  type DebugGlobal,
+  type DebugValue,
+  type RefValue,
 } from './sandbox/index.js';
 export {
   GuestExit,

@@ -27,7 +27,7 @@ describe('argument parsing', () => {
     const parsed = parseArgs(['m.wasm']);
     expect(parsed).toEqual({
       kind: 'run',
-      options: { module: 'm.wasm', invoke: 'run', fuel: 100_000_000n, timeoutMs: 1000, memoryMb: 16, args: [], allowLog: false, seed: null, wasi: null, describe: false, profile: null },
+      options: { module: 'm.wasm', invoke: 'run', fuel: 100_000_000n, timeoutMs: 1000, memoryMb: 16, args: [], allowLog: false, seed: null, wasi: null, describe: false, profile: null, coverage: null, trace: null, debug: false },
     });
   });
 
@@ -43,6 +43,16 @@ describe('argument parsing', () => {
     expect(parseArgs(['--', '--weird-name.wasm'])).toMatchObject({ kind: 'run', options: { module: '--weird-name.wasm' } });
     expect(parseArgs(['x', '--arg', '-5'])).toMatchObject({ kind: 'run', options: { args: [Value.i32(-5)] } });
     expect(parseArgs(['x', '--fuel', '18446744073709551615'])).toMatchObject({ kind: 'run', options: { fuel: 2n ** 64n - 1n } });
+  });
+
+  it('reads the inspection flags and refuses their bad values', () => {
+    expect(parseArgs(['m.wat', '--coverage', 'c.json', '--trace=12', '--debug'])).toMatchObject({
+      kind: 'run', options: { coverage: 'c.json', trace: 12, debug: true },
+    });
+    expect(parseArgs(['m.wat', '--coverage=c.lcov'])).toMatchObject({ kind: 'run', options: { coverage: 'c.lcov' } });
+    for (const bad of [['--coverage', 'c.txt'], ['--trace', '-1'], ['--trace', '1.5'], ['--trace', '99999999999'], ['--debug=1']]) {
+      expect(parseArgs(['m.wat', ...bad]).kind, bad.join(' ')).toBe('error');
+    }
   });
 
   it('parses typed values', () => {

@@ -24,38 +24,13 @@ function decodeModule(bytes: Uint8Array, features: FeatureSet = WASM2_FEATURES):
 }
 import { EXTERNREF, FUNCREF, I32, I64, F32, F64, type ModuleIR } from '../src/interpreter/types.js';
 import { defaultSuiteDir, suiteAvailable, suitesRequired } from './spec/locate.js';
+import { sleb, uleb } from './helpers/hostile.js';
 
 // ---------------------------------------------------------------------------------------------
 // Byte-building helpers
 // ---------------------------------------------------------------------------------------------
 
 const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-
-function uleb(n: number | bigint): number[] {
-  let v = BigInt(n);
-  const out: number[] = [];
-  do {
-    let b = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v !== 0n) b |= 0x80;
-    out.push(b);
-  } while (v !== 0n);
-  return out;
-}
-
-function sleb(n: number | bigint): number[] {
-  let v = BigInt(n);
-  const out: number[] = [];
-  for (;;) {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
 
 function str(s: string): number[] {
   const b = [...Buffer.from(s, 'utf8')];

@@ -58,4 +58,29 @@ describe('README embedding examples', () => {
     counter.memory!.write(0, new TextEncoder().encode('abc'));
     expect(String((await counter.call('sum', [Value.i32(0), Value.i32(3)])).values[0])).toBe('I32(294)');
   });
+  it('inspects a run: profile, coverage, trace and the debugger', async () => {
+    const sandbox = Sandbox.denyAll();
+    const fib = readFileSync('fixtures/well_behaved.wat', 'utf8');
+    const out = await sandbox.run(fib, 'fib', [Value.i32(10)], undefined, { profile: true, coverage: true, trace: { limit: 12 } });
+    expect(out.profile!.functions[0]!.selfFuel).toBe(182);
+    expect(out.fuelConsumed).toBe(182);
+    expect(out.coverage![1]!.covered.length).toBe(27);
+    expect(out.coverage![1]!.instructions).toBe(29);
+    expect(out.trace![10]).toMatchObject({ offset: 77, instruction: 'i32.ge_s', stack: ['i32:0', 'i32:10'] });
+    expect(out.profile!.toFolded()).toContain('182');
+
+    const dbg = await sandbox.debug(fib, 'fib', [Value.i32(3)]);
+    dbg.breakAt({ func: 1, offset: 77 });
+    let event = await dbg.continue();
+    expect(event.kind).toBe('paused');
+    if (event.kind !== 'paused') return;
+    expect(event.frames[0]!.instruction).toBe('i32.ge_s');
+    expect(event.frames[0]!.stack.map(String)).toEqual(['I32(0)', 'I32(3)']);
+    dbg.clearBreakpoints();
+    event = await dbg.continue();
+    expect(event.kind).toBe('finished');
+    if (event.kind !== 'finished') return;
+    expect(String(event.output.values[0])).toBe('I32(2)');
+    expect(event.output.fuelConsumed).toBe(63);
+  });
 });

@@ -95,6 +95,37 @@ describe.skipIf(!(suitePresent && suite3Present) && !suitesRequired())('the spec
   }, 300_000);
 });
 
+describe.skipIf(!(suitePresent && suite3Present) && !suitesRequired())('the spec suites in the debugger\'s translation (a probe before every instruction)', () => {
+  it('2.0 and the 3.0 scripts the engine runs: every command passes, and every instantiation, start and invocation consumes the same fuel as without probes', async () => {
+    expect(suitePresent && suite3Present, 'the suites are missing, and CI=true requires them').toBe(true);
+    const { runSuite } = await import('./spec/harness.js');
+    const { notRunReason, PROFILES } = await import('./spec/suites.js');
+    const profile = PROFILES.wasm3;
+    const runs = [
+      { profile: PROFILES.wasm2, files: listSpecFiles(suiteDir) },
+      {
+        profile,
+        files: listSpecFiles(suite3).filter((f) =>
+          profile.scriptFeatures(f.name).every((feature) => SUITE3_FEATURES_RUN.has(feature))
+          && notRunReason(profile, f.name) === null && !SUITE3_FAILING.has(f.name)),
+      },
+    ];
+    for (const { profile: p, files } of runs) {
+      const plainFuel: number[] = [];
+      const probedFuel: number[] = [];
+      runSuite(p, files, { jitThreshold: Infinity, fuelLog: plainFuel });
+      // The monitor reads the whole operand stack and every local at every instruction.
+      const probed = runSuite(p, files, { probes: true, fuelLog: probedFuel });
+      expect(probed.failed, `spec suite failures with probes:\n${await failureReport(probed)}`).toBe(0);
+      expect(probed.passed).toBeGreaterThan(0);
+      expect(probedFuel.length).toBeGreaterThan(10_000);
+      const firstDifference = probedFuel.findIndex((fuel, i) => fuel !== plainFuel[i]);
+      expect(firstDifference, `fuel differs at record ${firstDifference}`).toBe(-1);
+      expect(probedFuel.length).toBe(plainFuel.length);
+    }
+  }, 300_000);
+});
+
 describe.skipIf(!suite3Present && !suitesRequired())('WebAssembly 3.0 core spec suite, the features the engine runs', () => {
   it('passes every command of the scripts that use no other features (and extra/)', async () => {
     expect(suite3Present, `the suite is missing at ${suite3}, and CI=true requires it`).toBe(true);

@@ -97,6 +97,32 @@ describe('Watchdog with a fake engine and clock', () => {
     expect(wd.ticks).toBe(1);
   });
 
+  it('paused, its clock stops: the time paused does not count, and poll() never fires then', () => {
+    const engine = new FakeEngine();
+    const clock = new ManualClock();
+    const wd = Watchdog.arm(engine, 100, clock);
+    clock.advance(60);
+    wd.pause();
+    expect(clock.timers.size).toBe(0);
+    clock.advance(1_000);
+    wd.poll();
+    expect(engine.increments).toBe(0);
+    expect(wd.elapsedMs).toBe(60);
+    wd.resume();
+    expect(clock.delays.at(-1)).toBe(40);
+    clock.advance(39);
+    expect(engine.increments).toBe(0);
+    expect(wd.elapsedMs).toBe(99);
+    clock.advance(1);
+    expect(engine.increments).toBe(1);
+    // Pausing a watchdog that has fired, or resuming one not paused, changes nothing.
+    wd.pause();
+    wd.resume();
+    clock.advance(1_000);
+    expect(engine.increments).toBe(1);
+    expect(clock.timers.size).toBe(0);
+  });
+
   it('never fires after disarm and leaves no timer behind', () => {
     const engine = new FakeEngine();
     const clock = new ManualClock();

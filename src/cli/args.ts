@@ -4,7 +4,7 @@
  *     sandboxd <MODULE> [--invoke NAME] [--fuel N] [--timeout-ms MS] [--memory-mb MB]
  *              [--arg V]... [--allow-log] [--seed SEED]
  *              [--wasi [--dir HOST[::GUEST]]... [--env K=V]... [-- ARGS...]]
- *              [--describe] [--profile FILE]
+ *              [--describe] [--profile FILE] [--coverage FILE] [--trace N] [--debug]
  *
  * Beyond sandboxd, `--arg` takes typed values: `i32:N`, `i64:N`, `f32:X`, `f64:X`, and
  * `v128:0x` with exactly 32 hex digits (a plain value is an i32). Options may be written
@@ -28,6 +28,12 @@ export interface CliOptions {
   describe: boolean;
   /** `--profile FILE`: write the run's fuel profile (by FILE's extension; `-`: the top functions to stderr). */
   profile: string | null;
+  /** `--coverage FILE`: write which instructions ran (`.json`, or `.lcov` from DWARF line tables). */
+  coverage: string | null;
+  /** `--trace N`: print the first N instructions run to stderr. */
+  trace: number | null;
+  /** `--debug`: the interactive debugger, its commands from stdin. */
+  debug: boolean;
 }
 
 export interface WasiCliOptions {
@@ -76,6 +82,10 @@ Options:
       --describe         Print what the module imports, exports, defines and uses, and exit without running it
       --profile <FILE>   Write the run's deterministic fuel profile to FILE: .folded (flame graphs),
                          .cpuprofile (Chrome DevTools) or .speedscope.json; - prints the top functions
+      --coverage <FILE>  Write which instructions ran to FILE: .json, or .lcov (source lines, from the
+                         module's DWARF line tables)
+      --trace <N>        Print the first N instructions run to stderr, with the top of the operand stack
+      --debug            Run under the stepping debugger: commands from stdin, a line each (help lists them)
   -- <ARGS>...           With --wasi: the program's arguments (after its module)
   -h, --help             Print help
   -V, --version          Print version
@@ -86,9 +96,11 @@ Exit codes: 0 success, 1 host error, 2 fuel exhausted, 3 timeout, 4 memory limit
 
 const U64_MAX = 2n ** 64n - 1n;
 
-type ValueFlag = 'invoke' | 'fuel' | 'timeout-ms' | 'memory-mb' | 'arg' | 'seed' | 'dir' | 'env' | 'profile';
+type ValueFlag = 'invoke' | 'fuel' | 'timeout-ms' | 'memory-mb' | 'arg' | 'seed' | 'dir' | 'env' | 'profile' | 'coverage' | 'trace';
 
-const LONG_VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>(['invoke', 'fuel', 'timeout-ms', 'memory-mb', 'arg', 'seed', 'dir', 'env', 'profile']);
+const LONG_VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>(['invoke', 'fuel', 'timeout-ms', 'memory-mb', 'arg', 'seed', 'dir', 'env', 'profile', 'coverage', 'trace']);
+/** The flags that take no value. */
+const SWITCHES: ReadonlySet<string> = new Set(['allow-log', 'wasi', 'describe', 'debug']);
 /** The flags that only mean something with `--wasi`. */
 const WASI_FLAGS: readonly ValueFlag[] = ['dir', 'env'];
 
@@ -116,6 +128,9 @@ function parse(argv: readonly string[]): ParsedArgs {
     wasi: null,
     describe: false,
     profile: null,
+    coverage: null,
+    trace: null,
+    debug: false,
   };
   const wasi: WasiCliOptions = { dirs: [], env: [], args: [] };
   let wasiRequested = false;
@@ -153,6 +168,10 @@ function parse(argv: readonly string[]): ParsedArgs {
       options.describe = true;
       continue;
     }
+    if (token === '--debug') {
+      options.debug = true;
+      continue;
+    }
 
     let flag: string;
     let inline: string | null = null;
@@ -160,7 +179,7 @@ function parse(argv: readonly string[]): ParsedArgs {
       const eq = token.indexOf('=');
       flag = eq >= 0 ? token.slice(2, eq) : token.slice(2);
       if (eq >= 0) inline = token.slice(eq + 1);
-      if (flag === 'allow-log' || flag === 'wasi' || flag === 'describe') throw new ArgError(`'--${flag}' takes no value`);
+      if (SWITCHES.has(flag)) throw new ArgError(`'--${flag}' takes no value`);
       if (!LONG_VALUE_FLAGS.has(flag)) throw new ArgError(`unexpected argument '${token}'`);
     } else if (token.startsWith('-i')) {
       flag = 'invoke';
@@ -201,6 +220,8 @@ function valueName(flag: ValueFlag): string {
     case 'dir': return 'HOST[::GUEST]';
     case 'env': return 'K=V';
     case 'profile': return 'FILE';
+    case 'coverage': return 'FILE';
+    case 'trace': return 'N';
   }
 }
 
@@ -248,6 +269,13 @@ function applyFlag(options: Omit<CliOptions, 'module'>, wasi: WasiCliOptions, fl
         throw new ArgError(`invalid value '${value}' ${where}: the file must end in .folded, .cpuprofile or .speedscope.json (or be -)`);
       }
       options.profile = value;
+      return;
+    case 'coverage':
+      if (!/\.(json|lcov)$/.test(value)) throw new ArgError(`invalid value '${value}' ${where}: the file must end in .json or .lcov`);
+      options.coverage = value;
+      return;
+    case 'trace':
+      options.trace = Number(parseUnsigned(value, 10_000_000n, where));
       return;
   }
 }

@@ -46,11 +46,23 @@ function readStdin(): Uint8Array {
   }
 }
 
+/** Our stdin a line at a time (the debugger's commands); node:readline loads only when asked. */
+async function* readLines(): AsyncIterable<string> {
+  const { createInterface } = await import('node:readline');
+  const input = createInterface({ input: process.stdin, terminal: false });
+  const prompt = process.stdin.isTTY === true;
+  if (prompt) process.stdout.write('(sandboxd) ');
+  for await (const line of input) {
+    yield line;
+    if (prompt) process.stdout.write('(sandboxd) ');
+  }
+}
+
 export function runProcess(version: string): void {
   // One writer per descriptor, for lines and bytes alike, so that they keep their order.
   const stdout = bytesWriter(1, () => process.stdout);
   const stderr = bytesWriter(2, () => process.stderr);
-  const io = { stdout: linesTo(stdout), stderr: linesTo(stderr), writeStdout: stdout, writeStderr: stderr, readStdin };
+  const io = { stdout: linesTo(stdout), stderr: linesTo(stderr), writeStdout: stdout, writeStderr: stderr, readStdin, readLines };
   runCli(process.argv.slice(2), io, { version }).then(
     (code) => {
       process.exitCode = code;

@@ -20,7 +20,8 @@ import { HostAbi, type LogSink } from '../host/abi.js';
 import type { WasiOptions } from '../host/wasi/index.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { Limits } from '../sandbox/limits.js';
-import { Sandbox } from '../sandbox/sandbox.js';
+import { type CompiledModule, type RunOutput, Sandbox } from '../sandbox/sandbox.js';
+import { debugSession } from './debug.js';
 import { HELP, USAGE, parseArgs, type CliOptions, type WasiCliOptions } from './args.js';
 
 export interface CliIo {
@@ -32,6 +33,8 @@ export interface CliIo {
   writeStderr?(bytes: Uint8Array): void;
   /** All of our stdin, read when a WASI program first reads its own (default: nothing). */
   readStdin?(): Uint8Array;
+  /** Our stdin a line at a time, for `--debug`'s commands (default: none). */
+  readLines?(): AsyncIterable<string>;
 }
 
 export interface CliEnvironment {
@@ -63,6 +66,7 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliEnviron
 
 async function runModule(options: CliOptions, io: CliIo): Promise<number> {
   let logs: LogSink | null = null;
+  let module: CompiledModule | null = null;
   try {
     let bytes: Uint8Array;
     try {
@@ -80,15 +84,21 @@ async function runModule(options: CliOptions, io: CliIo): Promise<number> {
     let host = HostAbi.denyAll();
     if (options.allowLog) ({ host, logs } = host.allowLog());
     if (options.seed !== null) host = host.allowRandom(options.seed);
-    if (options.wasi !== null) host = host.allowWasi(wasiOptions(options.module, options.wasi, io)).host;
+    if (options.wasi !== null) host = host.allowWasi(wasiOptions(options, options.wasi, io)).host;
 
     const sandbox = new Sandbox(host);
     if (options.describe) {
       io.stdout(formatDescription((await sandbox.compile(bytes)).describe()));
       return 0;
     }
-    const output = await sandbox.run(bytes, options.invoke, options.args, limits, { profile: options.profile !== null });
-    writeProfile(options.profile, output.profile, io);
+    if (options.debug) return await debugModule(sandbox, bytes, options, limits, io);
+    module = await sandbox.compile(bytes);
+    const output = await sandbox.run(module, options.invoke, options.args, limits, {
+      profile: options.profile !== null,
+      coverage: options.coverage !== null,
+      ...(options.trace !== null ? { trace: { limit: options.trace } } : {}),
+    });
+    writeObservations(options, output, module, io);
 
     printLogs(logs, io);
     if (options.wasi !== null) {
@@ -101,23 +111,52 @@ async function runModule(options: CliOptions, io: CliIo): Promise<number> {
     return 0;
   } catch (e) {
     const error = e instanceof SandboxError ? e : SandboxError.host(`internal error: ${e instanceof Error ? e.message : String(e)}`);
-    writeProfile(options.profile, error.profile, io);
+    writeObservations(options, error, module, io);
     printLogs(logs, io);
     io.stderr(`sandboxd: ${error.message}`);
     return error.exitCode;
   }
 }
 
-function wasiOptions(module: string, wasi: WasiCliOptions, io: CliIo): WasiOptions {
+/** `--debug`: the debugger's session on stdin and stdout; the exit code is the run's, 0 when left unfinished. */
+async function debugModule(sandbox: Sandbox, bytes: Uint8Array, options: CliOptions, limits: Limits, io: CliIo): Promise<number> {
+  const debug = await sandbox.debug(bytes, options.invoke, options.args, limits);
+  const lines = io.readLines ?? (async function* none(): AsyncIterable<string> {});
+  const event = await debugSession(debug, { stdout: io.stdout, lines });
+  if (event === null) return 0;
+  if (event.kind === 'failed') return event.error.exitCode;
+  return event.kind === 'finished' ? Math.min(event.output.exitCode, 255) : 0;
+}
+
+function wasiOptions(options: CliOptions, wasi: WasiCliOptions, io: CliIo): WasiOptions {
   const decoder = new TextDecoder();
   return {
-    args: [module, ...wasi.args],
+    args: [options.module, ...wasi.args],
     env: Object.fromEntries(wasi.env),
-    stdin: io.readStdin ?? new Uint8Array(0),
+    // Under --debug our stdin carries the debugger's commands, not the program's input.
+    stdin: options.debug ? new Uint8Array(0) : io.readStdin ?? new Uint8Array(0),
     preopens: Object.fromEntries(wasi.dirs.map(({ host, guest }) => [guest, host])),
     onStdout: io.writeStdout ?? ((bytes) => io.stdout(decoder.decode(bytes))),
     onStderr: io.writeStderr ?? ((bytes) => io.stderr(decoder.decode(bytes))),
   };
+}
+
+/** What --profile, --coverage and --trace asked for, from a run's output or its error. */
+function writeObservations(options: CliOptions, observed: RunOutput | SandboxError, module: CompiledModule | null, io: CliIo): void {
+  writeProfile(options.profile, observed.profile, io);
+  if (options.coverage !== null && observed.coverage !== undefined) {
+    // A function a line: readable, and still one JSON array.
+    if (options.coverage.endsWith('.json')) writeFileSync(options.coverage, `[\n${observed.coverage.map((f) => JSON.stringify(f)).join(',\n')}\n]\n`);
+    else {
+      const lcov = module?.lcov(observed.coverage) ?? null;
+      if (lcov === null) io.stderr('sandboxd: no lcov written: the module has no DWARF line tables (.json works for any module)');
+      else writeFileSync(options.coverage, lcov);
+    }
+  }
+  for (const t of observed.trace ?? []) {
+    const stack = t.stack.length > 0 ? `  [${t.stack.join(' ')}]` : '';
+    io.stderr(`trace: 0x${t.offset.toString(16).padStart(6, '0')}  ${t.funcName}  ${t.instruction}${stack}`);
+  }
 }
 
 /** `--profile FILE`: the profile in the format FILE's extension names; `-`: the top functions on stderr. */

@@ -30,6 +30,10 @@ class PathNode {
   readonly children = new Map<string, PathNode>();
   self = 0;
   calls = 0;
+  /** The child last entered, and from where (an instance and its entry position): most calls repeat the last. */
+  lastChild: PathNode | null = null;
+  lastInst: Instance | null = null;
+  lastPc = -1;
   constructor(readonly parent: PathNode | null, readonly key: string, readonly name: string, readonly funcIndex: number, readonly depth: number) {}
 }
 
@@ -54,16 +58,29 @@ export class FuelProfiler {
   enter(depth: number, inst: Instance, pc: number, fuel: number): void {
     this.spend(fuel);
     while (this.node.depth >= depth && this.node.parent !== null) this.node = this.node.parent;
-    const frame = functionAt(inst, pc);
-    const key = `${inst.id}:${frame.funcIndex}`;
-    let child = this.node.children.get(key);
-    if (child === undefined) {
-      const name = `${frame.moduleName ?? '<unknown>'}!${frame.funcName ?? `<wasm function ${frame.funcIndex}>`}`;
-      child = new PathNode(this.node, key, name, frame.funcIndex, this.node.depth + 1);
-      this.node.children.set(key, child);
+    const node = this.node;
+    let child = node.lastChild;
+    if (child === null || node.lastPc !== pc || node.lastInst !== inst) {
+      child = this.childOf(node, inst, pc);
+      node.lastChild = child;
+      node.lastInst = inst;
+      node.lastPc = pc;
     }
     child.calls++;
     this.node = child;
+  }
+
+  /** The child of `node` for the function of `inst` whose code starts at `pc`, made the first time. */
+  private childOf(node: PathNode, inst: Instance, pc: number): PathNode {
+    const frame = functionAt(inst, pc);
+    const key = `${inst.id}:${frame.funcIndex}`;
+    let child = node.children.get(key);
+    if (child === undefined) {
+      const name = `${frame.moduleName ?? '<unknown>'}!${frame.funcName ?? `<wasm function ${frame.funcIndex}>`}`;
+      child = new PathNode(node, key, name, frame.funcIndex, node.depth + 1);
+      node.children.set(key, child);
+    }
+    return child;
   }
 
   /** Frames above `depth` are gone (returns, an exception's unwinding, the run's end). */

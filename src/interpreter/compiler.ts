@@ -35,7 +35,7 @@ import {
   type BodyCounts, countInBodyInSteps, findMalformedBodyInSteps, prefixedOpcode, proposalHeapType, proposalType, unknownOpcode,
 } from './body-syntax.js';
 import { CodeBuffer } from './code-buffer.js';
-import { UNKNOWN } from './operand-stack.js';
+import { type StackNode, UNKNOWN } from './operand-stack.js';
 import { VectorTranslator } from './vector-translation.js';
 import { SimdMove } from './simd-dispatch.js';
 import type { FeatureSet } from './features.js';
@@ -107,6 +107,14 @@ export const FUNC_INFO_STRIDE = 8;
  */
 export const FuncInfo = { Entry: 0, ParamsEnd: 1, LocalsEnd: 2, FrameEnd: 3, ConstsStart: 4, ConstsEnd: 5, FastFrameEnd: 6, CodeEnd: 7 } as const;
 
+/** What a probe (Op.Probe) stands before: the function, the instruction's module offset, the operand stack. */
+export interface ProbeSite {
+  readonly funcIndex: number;
+  readonly offset: number;
+  /** The operand stack before the instruction runs — the specification's, entry for entry — top first. */
+  readonly stack: StackNode | null;
+}
+
 /** See FuncInfo.FastFrameEnd. */
 export const LARGE_FRAME_WORDS = 4096;
 
@@ -126,6 +134,8 @@ export interface CompiledFunctions {
   /** Exception handlers (Handler) and their catch clauses (CatchClause), for the whole module. */
   readonly handlers: Int32Array;
   readonly catches: Int32Array;
+  /** With CompileOptions.probes: what each probe stands before (Op.Probe's operand indexes it). */
+  readonly probes: readonly ProbeSite[];
   /**
    * Where code came from: (code position, module byte offset) pairs in code order, one for the
    * first word each WebAssembly instruction emitted. A trap's or a call's position maps to the
@@ -147,6 +157,8 @@ export interface ModuleContext {
   readonly tags: readonly FuncType[];
   /** Make every NaN that float arithmetic produces the canonical one (CompileOptions.canonicalNaNs). */
   readonly canonicalNaNs: boolean;
+  /** A probe before every instruction (CompileOptions.probes). */
+  readonly probes: boolean;
   readonly declaredRefs: ReadonlySet<number>;
 }
 
@@ -239,6 +251,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     code, info, constants: new Int32Array(constants),
     handlers: new Int32Array(translator.handlers), catches: new Int32Array(translator.catches),
     offsets,
+    probes: translator.probeSites,
   };
 }
 
@@ -261,6 +274,8 @@ export function writeFrameConstants(s32: Int32Array, base: number, fns: Compiled
 class FunctionTranslator extends VectorTranslator<Control> {
   /** The module's exception handler and catch clause records (Handler, CatchClause). */
   readonly handlers: number[] = [];
+  /** CompiledFunctions.probes, as they are made. */
+  readonly probeSites: ProbeSite[] = [];
   /** CompiledFunctions.offsets, as they are made (in chunks, as the code: code-buffer.ts). */
   readonly offsets: CodeBuffer;
   readonly catches: number[] = [];
@@ -300,6 +315,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
       if (this.r.atEnd) throw new DecodeError('unexpected end of function body (END opcode expected)', this.r.pos);
       const emittedBefore = this.out.length;
       const at = this.r.pos;
+      if (this.ctx.probes && this.live) this.probe(at);
       this.instruction();
       if (this.out.length > emittedBefore) this.offsets.push2(emittedBefore, at);
     }
@@ -374,7 +390,10 @@ class FunctionTranslator extends VectorTranslator<Control> {
       if (actual !== expected && actual !== UNKNOWN) {
         this.stackMismatch('instruction', types);
       }
-      if (!keepFound) this.types[h] = expected;
+      if (!keepFound) {
+        this.types[h] = expected;
+        this.touched(h);
+      }
     }
   }
 
@@ -497,10 +516,22 @@ class FunctionTranslator extends VectorTranslator<Control> {
   // ---- the instruction loop -----------------------------------------------------------
 
   /**
+   * A probe before the instruction at module offset `at` (CompileOptions.probes): its site
+   * records the function, the offset and the operand stack as it stands — each entry a slot
+   * of the frame or a constant — so that a monitor can read the values there. The probe
+   * emits no fuel and moves nothing; it only ends the retargeting of the last destination.
+   */
+  private probe(at: number): void {
+    this.emit1(Op.Probe, this.probeSites.length);
+    this.probeSites.push({ funcIndex: this.funcIndex, offset: at, stack: this.stackSnapshot() });
+  }
+
+  /**
    * Translates one instruction: finds its row in the instruction table, refuses it if its
    * feature is off, charges its fuel, then translates it — numeric instructions and memory
    * accesses from their rows alone, everything else by its own case.
    */
+
   private instruction(): void {
     const r = this.r;
     const opAt = r.pos;

@@ -135,6 +135,8 @@ export interface BacktraceFrame {
   readonly moduleName?: string;
   /** The byte offset in the module of the instruction: the trapping one, or a caller's call. */
   readonly offset: number;
+  /** Where in the source that instruction came from, when the module carries DWARF line tables. */
+  readonly source?: { readonly file: string; readonly line: number; readonly column: number };
 }
 
 export class Trap extends WasmError {

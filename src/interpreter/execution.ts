@@ -23,6 +23,18 @@ import { FuncRef, WasmValue } from './values.js';
 
 export type Status = 'done' | 'paused' | 'pending';
 
+/** What watches a module compiled with probes (Store.monitor; src/inspect). */
+export interface InstructionMonitor {
+  /**
+   * Probe `site` (CompiledFunctions.probes) of `ex.inst`'s module is reached: the instruction
+   * there is about to run, its frame's words at `base` of `ex.s32`, `fsp` the height of
+   * `ex.frames` (three words a frame; `ex`'s own fields are not up to date while it runs).
+   * Returns null to let it run, or a promise that holds the execution pending before the probe
+   * until it settles (a debugger's pause); the probe is then reached again.
+   */
+  probe(site: number, ex: Execution, base: number, fsp: number): Promise<void> | null;
+}
+
 /** Fuel an execution's first function's entry costs (charged when the execution is made), as any call's entry. */
 export const ENTRY_FUEL = 1;
 
@@ -87,6 +99,12 @@ export class Execution {
    * when no profile was asked for. A profiled execution stays in the interpreter.
    */
   profiler: FuelProfiler | null = null;
+  /**
+   * Told of every instruction of a module compiled with probes (CompileOptions.probes) before
+   * it runs: coverage, the trace, the debugger (src/inspect). The store's when the execution
+   * is made; null when nothing watches. A watched execution stays in the interpreter.
+   */
+  readonly monitor: InstructionMonitor | null;
   /** A memory.atomic.wait is letting its timeout pass: pending, with no result to deliver. */
   private waiting = false;
   private waitOver = false;
@@ -116,6 +134,7 @@ export class Execution {
       throw new TypeError(`expected ${params.length} arguments, got ${args.length}`);
     }
     this.resultTypes = func.type.results;
+    this.monitor = store.monitor;
     const frameWords = func.instance === null ? 0 : func.instance.module.functions.info[func.index * FUNC_INFO_STRIDE + FuncInfo.FrameEnd]!;
     const words = Math.max(frameWords, rowWords(params), rowWords(this.resultTypes)) + STACK_SLACK_WORDS;
     this.s32 = EMPTY_S32;
@@ -194,6 +213,8 @@ export class Execution {
     // looks at the clock between them.
     if (!this.meter.continuePending()) return 'paused';
     this.meter.reset();
+    // Whatever the execution was pending on (a host call, a wait, a monitor's hold) is over.
+    this.pending = null;
     const status = runLoop(this);
     if (status === 'done') this.finish();
     return status;

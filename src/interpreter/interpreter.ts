@@ -116,7 +116,7 @@ export function runLoop(ex: Execution): Status {
  */
 function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const store = ex.store;
-  if (store.jitThreshold === Infinity || ex.profiler !== null) return null;
+  if (store.jitThreshold === Infinity || ex.profiler !== null || ex.monitor !== null) return null;
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
   const translated = translatedFunction(jit, ex.func.index, 1, store.jitThreshold);
@@ -182,7 +182,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
   // callIndex to its function and leaves the switch, as a call does, to enter translated code.
   // A profiled execution (src/inspect) tells its profiler of every change of function, and stays here.
   const prof = ex.profiler;
-  const jit = store.jitThreshold === Infinity || prof !== null ? null : jitTableOf(inst.module);
+  const jit = store.jitThreshold === Infinity || prof !== null || ex.monitor !== null ? null : jitTableOf(inst.module);
   let atLoop = false;
   let clockAt = left - CLOCK_FUEL;
 
@@ -424,6 +424,21 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           ex.fsp = fsp;
           ex.inst = inst;
           return 'pending';
+        }
+        case 0x41: /* Probe */ {
+          // A module compiled with probes (CompileOptions.probes): the monitor sees the
+          // instruction before it runs, and may hold the execution here (a debugger's pause).
+          const hold = ex.monitor === null ? null : ex.monitor.probe(code[pc + 1]!, ex, base, fsp);
+          if (hold !== null) {
+            ex.pc = pc;
+            ex.base = base;
+            ex.fsp = fsp;
+            ex.inst = inst;
+            ex.pending = hold;
+            return 'pending';
+          }
+          pc += 2;
+          continue;
         }
         case 0x40: /* Canonicalize */
           canonicalizeNaN(code[pc + 1]!, s32, f32, f64, base + code[pc + 2]!);

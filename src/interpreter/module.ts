@@ -22,11 +22,14 @@ export class CompiledModule {
   readonly numImportedTables: number;
   /** signatureKey of each type index, computed once for every store that instantiates. */
   readonly typeKeys: readonly string[];
+  /** Compiled with a probe before every instruction (CompileOptions.probes). */
+  readonly probed: boolean;
   /** Its functions' JavaScript tier (src/jit/tier.ts), made when a store that uses the tier first runs it. */
   jit: JitTable | null = null;
 
   private constructor(readonly ir: ModuleIR, layout: ModuleContext, readonly functions: CompiledFunctions) {
     this.funcTypes = layout.funcTypes;
+    this.probed = layout.probes;
     this.numImportedFuncs = layout.numImportedFuncs;
     this.tableTypes = layout.tables;
     this.globalTypes = layout.globals;
@@ -38,14 +41,14 @@ export class CompiledModule {
   /** Compiles a decoded and validated module, in steps (compileFunctionsInSteps). */
   static *inSteps(ir: ModuleIR, features: FeatureSet = ALL_FEATURES, options: CompileOptions = {}): Steps<CompiledModule> {
     if (!features.has(Feature.Simd)) rejectSimd(ir);
-    const layout = layoutOf(ir, features, options.canonicalNaNs === true);
+    const layout = layoutOf(ir, features, options.canonicalNaNs === true, options.probes === true);
     const functions = yield* compileFunctionsInSteps(layout);
     return new CompiledModule(ir, layout, functions);
   }
 }
 
 /** What translating the function bodies needs to know of the module: the index spaces. */
-function layoutOf(ir: ModuleIR, features: FeatureSet, canonicalNaNs: boolean): ModuleContext {
+function layoutOf(ir: ModuleIR, features: FeatureSet, canonicalNaNs: boolean, probes: boolean): ModuleContext {
   const funcTypes: FuncType[] = [];
   const tables: TableType[] = [];
   const globals: GlobalType[] = [];
@@ -66,7 +69,7 @@ function layoutOf(ir: ModuleIR, features: FeatureSet, canonicalNaNs: boolean): M
   memories.push(...ir.memories);
   for (const t of ir.tags) tags.push(ir.types[t]!);
   return {
-    ir, features, canonicalNaNs, funcTypes, numImportedFuncs, tables, globals, memories, tags, declaredRefs: declaredFunctionRefs(ir),
+    ir, features, canonicalNaNs, probes, funcTypes, numImportedFuncs, tables, globals, memories, tags, declaredRefs: declaredFunctionRefs(ir),
   };
 }
 
@@ -98,6 +101,11 @@ export interface CompileOptions {
    * by default, as in wasmtime (its `cranelift_nan_canonicalization`).
    */
   readonly canonicalNaNs?: boolean;
+  /**
+   * A probe before every instruction (Op.Probe), for the monitors that watch instructions
+   * (src/inspect: coverage, the trace). The same results and fuel; slower. Off by default.
+   */
+  readonly probes?: boolean;
 }
 
 /**

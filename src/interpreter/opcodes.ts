@@ -75,6 +75,8 @@ export const Op = {
   Atomic: 0x3f,
   /** `Canonicalize kind d`: a NaN in d made canonical; kind 32, 64, or a SIMD sub-opcode (canonical-NaN mode). */
   Canonicalize: 0x40,
+  /** `Probe site`: the execution's monitor is told (CompileOptions.probes; ProbeSite in compiler.ts). */
+  Probe: 0x41,
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */

@@ -25,6 +25,22 @@ export const UNKNOWN = 0;
 /** Slot marker of a stack entry that is a constant not yet written anywhere. */
 const CONST = -1;
 
+/**
+ * The operand stack as it stands before an instruction (compiler.ts, ProbeSite): its top
+ * entry, linked to the one below. Consecutive instructions share the entries they did not
+ * change, so recording the whole stack at every instruction costs only what changed.
+ */
+export interface StackNode {
+  readonly type: ValType;
+  /** Where the value is: words from the frame's base, or -1 for a constant (lo, hi). */
+  readonly word: number;
+  readonly lo: number;
+  readonly hi: number;
+  readonly below: StackNode | null;
+  /** How many entries this one and those below it make. */
+  readonly depth: number;
+}
+
 /** What the operand stack needs of a control stack entry. */
 export interface StackControl {
   /** Operand stack height below the block's parameters. */
@@ -78,6 +94,10 @@ export abstract class OperandStack<C extends StackControl> {
   protected offs: number[] = [0];
   /** The most temporary slots in use at once. */
   protected maxTemp = 0;
+  /** stackSnapshot's record of each entry, valid below `changedFrom`. */
+  private nodes: StackNode[] = [];
+  /** The lowest height whose entry may have changed since the last stackSnapshot. */
+  private changedFrom = 0;
   protected deferred = 0;
   /** The control stack (the translator's); the operand stack reads the innermost block's height and reachability. */
   protected ctrls: C[] = [];
@@ -119,6 +139,7 @@ export abstract class OperandStack<C extends StackControl> {
     this.tempBase = this.tryBase + this.tryCapacity;
     this.loopDepth = 0;
     this.sp = 0;
+    this.changedFrom = 0;
     this.offs[0] = 0;
     this.maxTemp = 0;
     this.deferred = 0;
@@ -191,6 +212,7 @@ export abstract class OperandStack<C extends StackControl> {
 
   /** Makes room for an entry of `type` at height `h` (the next one): its slot, and the next height's. */
   protected place(h: number, type: number): void {
+    this.touched(h);
     this.types[h] = type;
     const next = this.offs[h]! + slotWidth(type);
     this.offs[h + 1] = next;
@@ -241,7 +263,7 @@ export abstract class OperandStack<C extends StackControl> {
 
   /** Pops a deferred constant (see topIsConst) and returns its low half. */
   protected popConst(): number {
-    this.sp--;
+    this.touched(--this.sp);
     this.deferred--;
     return this.constLo[this.sp]!;
   }
@@ -254,6 +276,7 @@ export abstract class OperandStack<C extends StackControl> {
       this.invalid(`type mismatch: expected ${expected === UNKNOWN ? 'a value' : valTypeName(expected)} but the stack is empty`);
     }
     const h = --this.sp;
+    this.touched(h);
     const actual = this.types[h]!;
     if (actual !== expected && actual !== UNKNOWN && expected !== UNKNOWN) {
       this.invalid(`type mismatch: expected ${valTypeName(expected)}, found ${valTypeName(actual)}`);
@@ -279,6 +302,7 @@ export abstract class OperandStack<C extends StackControl> {
       this.invalid('type mismatch: expected a value but the stack is empty');
     }
     const h = --this.sp;
+    this.touched(h);
     if (this.locs[h]! < this.localSlotsEnd) this.deferred--;
     return this.types[h]!;
   }
@@ -294,6 +318,7 @@ export abstract class OperandStack<C extends StackControl> {
     this.emitMove(own, height);
     if (this.locs[height]! < this.localSlotsEnd) this.deferred--;
     this.locs[height] = own;
+    this.touched(height);
   }
 
   /** Emits what writes the value of the entry at `height` into slot `to`. */
@@ -330,6 +355,27 @@ export abstract class OperandStack<C extends StackControl> {
   protected materializeLocal(local: number): void {
     if (this.deferred === 0) return;
     for (let h = 0; h < this.sp; h++) if (this.locs[h] === local) this.materialize(h);
+  }
+
+  /** The entry at height `h` has changed (or is gone): stackSnapshot records it anew. */
+  protected touched(h: number): void {
+    if (h < this.changedFrom) this.changedFrom = h;
+  }
+
+  /**
+   * The whole operand stack as it stands, as a probe records it (compiler.ts, ProbeSite):
+   * entries unchanged since the last snapshot are shared with it, so the cost is what changed.
+   */
+  protected stackSnapshot(): StackNode | null {
+    for (let h = this.changedFrom; h < this.sp; h++) {
+      const loc = this.locs[h]!;
+      const below = h > 0 ? this.nodes[h - 1]! : null;
+      this.nodes[h] = loc === CONST
+        ? { type: this.types[h]! as ValType, word: -1, lo: this.constLo[h]!, hi: this.constHi[h]!, below, depth: h + 1 }
+        : { type: this.types[h]! as ValType, word: loc * 2, lo: 0, hi: 0, below, depth: h + 1 };
+    }
+    this.changedFrom = this.sp;
+    return this.sp > 0 ? this.nodes[this.sp - 1]! : null;
   }
 
   protected emit0(op: number): void {
@@ -391,6 +437,7 @@ export abstract class OperandStack<C extends StackControl> {
   protected truncate(height: number): void {
     for (let h = height; h < this.sp; h++) if (this.locs[h]! < this.localSlotsEnd) this.deferred--;
     this.sp = height;
+    this.touched(height);
   }
 
   protected peekType(): number {

@@ -11,6 +11,7 @@ import { LinkError, Trap, TrapKind } from './errors.js';
 import { EXNREF, FUNCREF, type FuncType, type GlobalType, isRefType, type MemoryType, type TableType, V128, type ValType } from './types.js';
 import { FuncRef, WasmValue } from './values.js';
 import type { Instance } from './instance.js';
+import type { InstructionMonitor } from './execution.js';
 import { HOT_THRESHOLD, jitSupported } from '../jit/policy.js';
 import { AT_ONCE, CopyInPieces, FillInPieces, InSequence, type PieceWork, type WorkSink } from './pieces.js';
 
@@ -105,6 +106,11 @@ export class Store {
   epochDeadline = Infinity;
   /** StoreOptions.jitThreshold, settled. */
   readonly jitThreshold: number;
+  /**
+   * What the executions made from now on report their instructions to (Execution.monitor):
+   * set by the inspection tools (src/inspect) for a module compiled with probes.
+   */
+  monitor: InstructionMonitor | null = null;
   /** The largest total of linear memory bytes a memory.grow reached (0 when none grew). */
   peakMemoryBytes = 0;
   /** What the store holds now, against the caps above. */

@@ -8,6 +8,7 @@
 
 import type { BacktraceFrame } from '../interpreter/errors.js';
 import type { Profile } from '../inspect/profile.js';
+import type { FunctionCoverage, TraceEntry } from '../inspect/monitors.js';
 
 export type { BacktraceFrame };
 
@@ -56,12 +57,14 @@ const RESOURCE_UNITS: Readonly<Record<LimitedResource, string>> = {
 /**
  * A backtrace as wasmtime prints it: `wasm backtrace:`, then a line per frame — its index
  * right-aligned in three columns, the offset as `{:#8x}`, and `module!function` (`<unknown>`
- * for a module without a name, `<wasm function N>` for a function without one).
+ * for a module without a name, `<wasm function N>` for a function without one), then
+ * ` at file:line:column` where DWARF gives the source position.
  */
 export function formatBacktrace(frames: readonly BacktraceFrame[]): string {
   const lines = frames.slice(0, MAX_PRINTED_FRAMES).map((f, i) => {
     const offset = `0x${f.offset.toString(16)}`.padStart(8);
-    return `  ${String(i).padStart(3)}: ${offset} - ${f.moduleName ?? '<unknown>'}!${f.funcName ?? `<wasm function ${f.funcIndex}>`}`;
+    const at = f.source === undefined ? '' : ` at ${f.source.file}:${f.source.line}:${f.source.column}`;
+    return `  ${String(i).padStart(3)}: ${offset} - ${f.moduleName ?? '<unknown>'}!${f.funcName ?? `<wasm function ${f.funcIndex}>`}${at}`;
   });
   // A call stack exhausted is 20,000 frames deep: the message keeps the innermost ones.
   if (frames.length > MAX_PRINTED_FRAMES) lines.push(`  ... ${frames.length - MAX_PRINTED_FRAMES} more frames`);
@@ -106,6 +109,10 @@ export class SandboxError extends Error {
   backtrace: readonly BacktraceFrame[] = [];
   /** The run's fuel profile up to its failure, when it asked for one (RunOptions.profile). */
   profile?: Profile;
+  /** Which instructions ran before the failure, when the run asked (RunOptions.coverage). */
+  coverage?: readonly FunctionCoverage[];
+  /** The first instructions run, when the run asked (RunOptions.trace). */
+  trace?: readonly TraceEntry[];
 
   private constructor(init: ErrorInit, message: string, fuelConsumed: number, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });

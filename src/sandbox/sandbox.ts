@@ -23,11 +23,14 @@ import { HostAbi } from '../host/abi.js';
 import { GuestMemory } from '../host/memory.js';
 import { SandboxError } from './errors.js';
 import { Limits, type LimitsOptions } from './limits.js';
-import { Session, type EngineModule, type RunOptions } from './session.js';
+import { Session, lineTableOf, type EngineModule, type Observations, type RunOptions } from './session.js';
+import { toLcov } from '../inspect/lcov.js';
 import type { Profile } from '../inspect/profile.js';
+import type { FunctionCoverage, TraceEntry } from '../inspect/monitors.js';
 import { describe, disassemble, type ModuleDescription } from '../inspect/describe.js';
 import { Value } from './value.js';
 import { toBinary } from './wat.js';
+import { Debugger } from './debugger.js';
 
 /** What a run returns. */
 export class RunOutput {
@@ -40,11 +43,20 @@ export class RunOutput {
     readonly peakMemoryBytes: number,
     /** The code the guest exited with (WASI's `proc_exit`; `values` is then empty); 0 when it returned. */
     readonly exitCode: number = 0,
-    /** The deterministic fuel profile, when the run asked for one (RunOptions.profile). */
-    readonly profile?: Profile,
+    observed: Observations = {},
   ) {
+    if (observed.profile !== undefined) this.profile = observed.profile;
+    if (observed.coverage !== undefined) this.coverage = observed.coverage;
+    if (observed.trace !== undefined) this.trace = observed.trace;
     Object.freeze(this);
   }
+
+  /** The deterministic fuel profile, when the run asked for one (RunOptions.profile). */
+  readonly profile?: Profile;
+  /** Which instructions ran, per defined function, when the run asked (RunOptions.coverage). */
+  readonly coverage?: readonly FunctionCoverage[];
+  /** The first instructions run, when the run asked (RunOptions.trace). */
+  readonly trace?: readonly TraceEntry[];
 }
 
 export interface ModuleImport {
@@ -86,6 +98,17 @@ export class CompiledModule {
   /** What the module imports, exports, defines and uses, without running it (docs/inspect.md). */
   describe(): ModuleDescription {
     return describe(engineModules.get(this)!);
+  }
+
+  /**
+   * Coverage from a run of this module (RunOutput.coverage) as an lcov tracefile, its lines
+   * from the module's DWARF line tables (`clang -g`, Rust debug builds); null for a module
+   * without them.
+   */
+  lcov(coverage: readonly FunctionCoverage[]): string | null {
+    const inner = engineModules.get(this)!;
+    const lines = lineTableOf(inner);
+    return lines === null ? null : toLcov(inner, coverage, lines);
   }
 
   /**
@@ -141,12 +164,21 @@ export class Instance {
   call(exportName: string, params: readonly Value[] = [], options: RunOptions = {}): Promise<RunOutput> {
     const session = this.session;
     const result = this.queue.then(async () => {
-      const { value, fuelConsumed, profile } = await session.frame(() => session.call(exportName, params), options);
-      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, profile);
+      const { value, fuelConsumed, ...observed } = await session.frame(() => session.call(exportName, params), options);
+      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, observed);
     });
     this.queue = result.catch(() => undefined);
     return result;
   }
+}
+
+/** How `Sandbox.instantiate` prepares an instance. */
+export interface InstanceOptions {
+  /**
+   * Compile the module with a probe before every instruction, so that calls may ask for
+   * `coverage` and `trace` (RunOptions). The same results and fuel; slower. Off by default.
+   */
+  readonly inspect?: boolean;
 }
 
 /** How a `Sandbox` compiles: see `SandboxOptions`. */
@@ -189,6 +221,8 @@ export class Sandbox {
   readonly canonicalNaNs: boolean;
   /** SandboxOptions.tier. */
   readonly tier: 'auto' | 'interpreter' | 'eager';
+  /** Each module's probed version (probedVersion). */
+  private readonly probedModules = new WeakMap<EngineModule, Promise<EngineModule>>();
 
   /** A sandbox granting `host` (nothing, by default). */
   constructor(host: HostAbi = HostAbi.denyAll(), options: SandboxOptions = {}) {
@@ -240,14 +274,44 @@ export class Sandbox {
   ): Promise<RunOutput> {
     try {
       const lim = Limits.from(limits);
-      const module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
+      let module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
+      if (options.coverage === true || options.trace !== undefined) module = await this.probedVersion(module);
       const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
-      const { value, fuelConsumed, profile } = await session.frame(async () => {
+      const { value, fuelConsumed, ...observed } = await session.frame(async () => {
         await session.instantiate();
         // A start function that exited (proc_exit) ended the run.
         return session.exitCode === null ? session.call(exportName, params) : [];
       }, options);
-      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, profile);
+      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, observed);
+    } catch (e) {
+      throw asSandboxError(e);
+    }
+  }
+
+  /**
+   * A debugger for a run of `exportName(...params)` under `limits`, as `run` would make it:
+   * nothing runs until its first command (`continue`, `step`, …); breakpoints may be set
+   * before. The run has the same results and consumes the same fuel as `run`'s; its deadline
+   * counts only the time the guest runs, not the time it is paused (docs/inspect.md).
+   */
+  async debug(
+    moduleOrBytes: ModuleSource,
+    exportName: string,
+    params: readonly Value[] = [],
+    limits?: Limits | LimitsOptions,
+  ): Promise<Debugger> {
+    try {
+      const lim = Limits.from(limits);
+      const module = await this.probedVersion(engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes)));
+      // A debugged run stays in the interpreter (a monitor keeps it there, whatever the tier).
+      const session = new Session(module, this.host, lim, Infinity);
+      return new Debugger(session, async (monitor) => {
+        const { value, fuelConsumed } = await session.frame(async () => {
+          await session.instantiate();
+          return session.exitCode === null ? session.call(exportName, params) : [];
+        }, {}, monitor);
+        return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0);
+      });
     } catch (e) {
       throw asSandboxError(e);
     }
@@ -257,10 +321,11 @@ export class Sandbox {
    * Instantiates a module for repeated calls. The start function, if any, runs now under
    * `limits`; each later `call` gets the same limits afresh.
    */
-  async instantiate(moduleOrBytes: ModuleSource, limits?: Limits | LimitsOptions): Promise<Instance> {
+  async instantiate(moduleOrBytes: ModuleSource, limits?: Limits | LimitsOptions, options: InstanceOptions = {}): Promise<Instance> {
     try {
       const lim = Limits.from(limits);
-      const module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
+      let module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
+      if (options.inspect === true) module = await this.probedVersion(module);
       const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
       await session.frame(() => session.instantiate());
       return new Instance(session);
@@ -278,6 +343,20 @@ export class Sandbox {
   private async compiledFrom(source: ModuleSource): Promise<EngineModule> {
     if (source instanceof CompiledModule) return engineModules.get(source)!;
     return engineModules.get(await this.compile(source))!;
+  }
+
+  /**
+   * The module compiled again with a probe before every instruction, for coverage, the trace
+   * and the debugger (src/inspect/probes.ts): made once per module and sandbox, in steps.
+   */
+  private probedVersion(module: EngineModule): Promise<EngineModule> {
+    let probed = this.probedModules.get(module);
+    if (probed === undefined) {
+      const options = { canonicalNaNs: this.canonicalNaNs, probes: true };
+      probed = driveSteps(compileModuleInSteps(module.ir.bytes, this.features, options));
+      this.probedModules.set(module, probed);
+    }
+    return probed;
   }
 }
 

@@ -8,7 +8,8 @@
  * epoch deadline, arms the watchdog, and on the way out disarms it, measures the fuel
  * consumed, and turns whatever was thrown into a `SandboxError`.
  */
-import { DecodeError, LinkError, Trap, TrapKind, ValidationError } from '../interpreter/errors.js';
+import { type BacktraceFrame, DecodeError, LinkError, Trap, TrapKind, ValidationError } from '../interpreter/errors.js';
+import { LineTable } from '../inspect/dwarf.js';
 import { Engine, Store, instantiate, instantiateInSteps, invoke } from '../interpreter/index.js';
 import type { Resource } from '../interpreter/store.js';
 import { EXTERNREF, F32, F64, FUNCREF, I32, I64, V128, type FuncType, type Import, type ModuleIR, type ValType, sameFuncType, valTypeName } from '../interpreter/types.js';
@@ -17,7 +18,9 @@ import { GuestExit, HostFunctionError, HostTrap, type HostAbi, type HostBinding 
 import { GuestMemory, GuestMemoryError, type EngineMemory } from '../host/memory.js';
 import { Watchdog } from '../watchdog/watchdog.js';
 import { FuelProfiler, type Profile } from '../inspect/profile.js';
-import { ENTRY_FUEL, type Execution } from '../interpreter/execution.js';
+import { InstructionWatch, type FunctionCoverage, type TraceEntry } from '../inspect/monitors.js';
+import { ProbedModule } from '../inspect/probes.js';
+import { ENTRY_FUEL, type Execution, type InstructionMonitor } from '../interpreter/execution.js';
 import { Pacer, drive, driveSteps, enterRun } from './driver.js';
 import { type LimitedResource, SandboxError } from './errors.js';
 import type { Limits } from './limits.js';
@@ -123,10 +126,17 @@ export class Session implements HostBinding {
    * epoch deadline, an armed watchdog. Resolves with its value and the fuel consumed; rejects
    * with a `SandboxError` (carrying the fuel consumed) and nothing else.
    */
-  async frame<T>(body: () => Promise<T>, options: RunOptions = {}): Promise<{ value: T; fuelConsumed: number; profile?: Profile }> {
+  async frame<T>(
+    body: () => Promise<T>,
+    options: RunOptions = {},
+    /** A monitor of the caller's (the debugger's), in place of the one `options` ask for. */
+    monitor: InstructionMonitor | null = null,
+  ): Promise<{ value: T; fuelConsumed: number } & Observations> {
     const { store, engine, limits } = this;
+    const watch = this.watchFor(options);
     store.fuel = limits.fuel;
     this.profiler = options.profile === true ? new FuelProfiler(store.fuel) : null;
+    store.monitor = monitor ?? watch;
     this.refused = null;
     store.epochDeadline = engine.epoch + 1;
     this.inFrame = true;
@@ -136,14 +146,11 @@ export class Session implements HostBinding {
       await turn;
       this.checkDeadline();
       const value = await body();
-      const profile = this.endProfile();
-      return { value, fuelConsumed: this.fuelConsumed(), ...(profile !== undefined ? { profile } : {}) };
+      return { value, fuelConsumed: this.fuelConsumed(), ...this.observations(watch) };
     } catch (e) {
-      const error = this.classify(e);
-      const profile = this.endProfile();
-      if (profile !== undefined) error.profile = profile;
-      throw error;
+      throw Object.assign(this.classify(e), this.observations(watch));
     } finally {
+      store.monitor = null;
       this.watchdog.disarm();
       this.watchdog = null;
       this.fuelOfEndedFrames += this.fuelConsumed();
@@ -171,13 +178,36 @@ export class Session implements HostBinding {
     if (instance.startFunction !== null) await this.runGuest(invoke(this.store, instance.startFunction, []));
   }
 
-  /** The frame's profile, its last stretch counted (the run's end); undefined when none was asked for. */
-  private endProfile(): Profile | undefined {
-    if (this.profiler === null) return undefined;
-    this.profiler.leaveTo(0, this.store.fuel);
-    const profile = this.profiler.profile();
-    this.profiler = null;
-    return profile;
+  /**
+   * The monitor for the coverage and trace `options` ask for, or null. They need the module
+   * compiled with probes (Sandbox.run compiles it so when asked; an instance must be made with
+   * `{ inspect: true }`).
+   */
+  private watchFor(options: RunOptions): InstructionWatch | null {
+    const traceLimit = options.trace === undefined ? null : options.trace.limit;
+    if (traceLimit !== null && !(Number.isSafeInteger(traceLimit) && traceLimit >= 0)) {
+      throw SandboxError.host(`invalid run options: trace.limit must be a whole number, got ${String(traceLimit)}`);
+    }
+    if (options.coverage !== true && options.trace === undefined) return null;
+    const probed = ProbedModule.of(this.module);
+    if (probed === null) {
+      throw SandboxError.host('coverage and trace need an instance made with { inspect: true } (Sandbox.instantiate)');
+    }
+    return new InstructionWatch(probed, { coverage: options.coverage === true, traceLimit });
+  }
+
+  /** What the frame observed for the run's options: the profile (its last stretch counted), coverage, the trace. */
+  private observations(watch: InstructionWatch | null): Observations {
+    const out: { profile?: Profile; coverage?: readonly FunctionCoverage[]; trace?: readonly TraceEntry[] } = {};
+    if (this.profiler !== null) {
+      this.profiler.leaveTo(0, this.store.fuel);
+      out.profile = this.profiler.profile();
+      this.profiler = null;
+    }
+    const coverage = watch?.coverage();
+    if (coverage != null) out.coverage = coverage;
+    if (watch !== null && watch.tracing) out.trace = watch.trace();
+    return out;
   }
 
   /** Drives guest code to its end: its results, or none when the guest exited (`GuestExit`). */
@@ -194,6 +224,15 @@ export class Session implements HostBinding {
       this.exitCode = e.code;
       return [];
     }
+  }
+
+  /**
+   * Stops (true) or restarts (false) the frame's deadline clock: a debugger's pause, while the
+   * guest does not run, does not count towards its deadline.
+   */
+  holdClock(held: boolean): void {
+    if (held) this.watchdog?.pause();
+    else this.watchdog?.resume();
   }
 
   /** Throws the engine's `Interrupt` once the frame's deadline has passed. */
@@ -252,7 +291,7 @@ export class Session implements HostBinding {
     // access past the memory the guest did not get, even running out of fuel or time).
     if (this.refused !== null) return SandboxError.limitExceeded(this.refused, limits[this.refused], fuel);
     if (e instanceof Trap) {
-      const backtrace = e.backtrace ?? [];
+      const backtrace = withSources(e.backtrace ?? [], this.module);
       if (e.kind === TrapKind.OutOfFuel) return withBacktrace(SandboxError.fuelExhausted(limits.fuel, limits.fuel), backtrace);
       if (e.kind === TrapKind.Interrupt) return withBacktrace(SandboxError.timeout(limits.timeoutMs, fuel), backtrace);
       return SandboxError.trap(e.message, fuel, e, backtrace);
@@ -340,7 +379,7 @@ function toWasm(v: Value): WasmValue {
   }
 }
 
-function fromWasm(w: WasmValue): Value {
+export function fromWasm(w: WasmValue): Value {
   switch (w.type) {
     case I32: return Value.i32(w.asI32);
     case I64: return Value.i64(w.asI64);
@@ -357,13 +396,44 @@ function unsupported(what: string): never {
   throw SandboxError.export(`unsupported return type ${what}`);
 }
 
+/** Each frame with its source position, where the module's DWARF line tables give one. */
+function withSources(frames: readonly BacktraceFrame[], module: EngineModule): readonly BacktraceFrame[] {
+  if (frames.length === 0) return frames;
+  const lines = lineTableOf(module);
+  if (lines === null) return frames;
+  return frames.map((f) => {
+    const source = lines.locate(f.offset);
+    return source === undefined ? f : { ...f, source };
+  });
+}
+
+/** Each module's line table, parsed when a backtrace first needs it (null: no DWARF). */
+const lineTables = new WeakMap<EngineModule, LineTable | null>();
+
+export function lineTableOf(module: EngineModule): LineTable | null {
+  let table = lineTables.get(module);
+  if (table === undefined) lineTables.set(module, (table = LineTable.fromModule(module.ir.bytes)));
+  return table;
+}
+
 function withBacktrace(error: SandboxError, backtrace: SandboxError['backtrace']): SandboxError {
   error.backtrace = backtrace;
   return error;
 }
 
-/** What a run or an instance call may ask for besides its results (docs/inspect.md). */
+/** What a run or an instance call may ask for besides its results (docs/inspect.md). Each runs in the interpreter. */
 export interface RunOptions {
-  /** The deterministic fuel profile (src/inspect/profile.ts), on the output or the error. Runs in the interpreter. */
+  /** The deterministic fuel profile (src/inspect/profile.ts), on the output or the error. */
   readonly profile?: boolean;
+  /** Which instructions ran, per function (src/inspect/monitors.ts), on the output or the error. */
+  readonly coverage?: boolean;
+  /** The first `limit` instructions run, each with the top of the operand stack (src/inspect/monitors.ts). */
+  readonly trace?: { readonly limit: number };
+}
+
+/** What a frame observed, as the run's options asked (RunOptions). */
+export interface Observations {
+  readonly profile?: Profile;
+  readonly coverage?: readonly FunctionCoverage[];
+  readonly trace?: readonly TraceEntry[];
 }

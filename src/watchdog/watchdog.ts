@@ -45,7 +45,10 @@ export class Watchdog {
   private done = false;
   private hasFired = false;
   private timer: unknown = null;
-  private readonly startedAt: number;
+  /** When it was armed, moved on by the time spent paused: the run's time is `now - startedAt`. */
+  private startedAt: number;
+  /** When pause() was called, or null while running. */
+  private pausedAt: number | null = null;
   private resolveExpired!: () => void;
   /** How many times the timer fired (for tests and diagnostics). */
   ticks = 0;
@@ -85,9 +88,30 @@ export class Watchdog {
     return this.timer !== null;
   }
 
-  /** Milliseconds since arming, on the watchdog's clock. */
+  /** Milliseconds since arming, on the watchdog's clock, less the time spent paused. */
   get elapsedMs(): number {
-    return this.clock.now() - this.startedAt;
+    return (this.pausedAt ?? this.clock.now()) - this.startedAt;
+  }
+
+  /**
+   * Stops the clock: time from now until resume() does not count towards the deadline (a
+   * debugger's pause, when the guest does not run). Idempotent.
+   */
+  pause(): void {
+    if (this.done || this.pausedAt !== null) return;
+    this.pausedAt = this.clock.now();
+    if (this.timer !== null) {
+      this.clock.clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+
+  /** Starts the clock again after pause(), with the time that was left. */
+  resume(): void {
+    if (this.pausedAt === null) return;
+    this.startedAt += this.clock.now() - this.pausedAt;
+    this.pausedAt = null;
+    if (!this.done && Number.isFinite(this.timeoutMs)) this.schedule(this.timeoutMs - this.elapsedMs);
   }
 
   /** Stops the watchdog: it will never increment the epoch after this returns. Idempotent. */
@@ -104,7 +128,7 @@ export class Watchdog {
    * between two slices, whose event loop may not have run the timer yet.
    */
   poll(now: number = this.clock.now()): void {
-    if (!this.done && now - this.startedAt >= this.timeoutMs) this.fire();
+    if (!this.done && this.pausedAt === null && now - this.startedAt >= this.timeoutMs) this.fire();
   }
 
   private fire(): void {

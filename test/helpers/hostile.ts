@@ -3,21 +3,37 @@
  * fence tests make of them: how long a run takes and how long the event loop waited.
  */
 
-/** LEB128 of a non-negative integer. */
-export function uleb(n: number): number[] {
+/** LEB128 of a non-negative integer (a bigint for values past 2^53). */
+export function uleb(n: number | bigint): number[] {
+  let v = BigInt(n);
   const out: number[] = [];
   do {
-    let b = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
+    let b = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v !== 0n) b |= 0x80;
     out.push(b);
-  } while (n > 0);
+  } while (v !== 0n);
   return out;
 }
 
+/** Signed LEB128. */
+export function sleb(n: number | bigint): number[] {
+  let v = BigInt(n);
+  const out: number[] = [];
+  for (;;) {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) {
+      out.push(b);
+      return out;
+    }
+    out.push(b | 0x80);
+  }
+}
+
 /** A section: id, size, contents. */
-export function section(id: number, contents: number[]): number[] {
-  return [id, ...uleb(contents.length), ...contents];
+export function section(id: number, contents: ArrayLike<number>): number[] {
+  return [id, ...uleb(contents.length), ...Array.from(contents)];
 }
 
 const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];

@@ -20,6 +20,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import { compileModule, Engine, instantiate, invokeSync, Store, type FeatureSet } from '../../src/interpreter/index.js';
+import type { CompileOptions } from '../../src/interpreter/module.js';
+import type { Execution, InstructionMonitor } from '../../src/interpreter/execution.js';
+import { ProbedModule } from '../../src/inspect/probes.js';
 import { DecodeError, LinkError, Trap, TrapKind, UncaughtException, ValidationError } from '../../src/interpreter/errors.js';
 import { FuncRef, type WasmValue } from '../../src/interpreter/values.js';
 import { repoRoot, type SpecFile } from './locate.js';
@@ -107,6 +110,13 @@ export interface RunOptions {
   readonly fuel?: number;
   /** The stores' StoreOptions.jitThreshold: 0 runs every function in the JavaScript tier, Infinity none. */
   readonly jitThreshold?: number;
+  /**
+   * Compile with a probe before every instruction (the debugger's translation) and read the
+   * whole operand stack and the locals at every one (src/inspect/probes.ts).
+   */
+  readonly probes?: boolean;
+  /** Where to append the fuel each instantiation, start function and invocation consumed, in order. */
+  readonly fuelLog?: number[];
 }
 
 export const DEFAULT_FUEL = 1e10;
@@ -164,6 +174,8 @@ class ScriptRunner {
   private readonly hostRefs = new HostRefs();
   private readonly fuel: number;
   private readonly features: FeatureSet;
+  private readonly compileOptions: CompileOptions;
+  private readonly fuelLog: number[] | undefined;
 
   constructor(
     private readonly dir: string,
@@ -172,7 +184,10 @@ class ScriptRunner {
   ) {
     this.fuel = options.fuel ?? DEFAULT_FUEL;
     this.features = options.features;
+    this.compileOptions = { probes: options.probes === true };
+    this.fuelLog = options.fuelLog;
     this.store = new Store(this.engine, options.jitThreshold === undefined ? {} : { jitThreshold: options.jitThreshold });
+    if (options.probes === true) this.store.monitor = new StackReader();
     this.registry.set('spectest', createSpectest(this.store));
   }
 
@@ -286,7 +301,7 @@ class ScriptRunner {
   private assertInvalid(command: SpecCommand): 'pass' | 'skip' {
     if (isTextModule(command)) return 'skip';
     const bytes = this.readModule(command);
-    const outcome = capture(() => compileModule(bytes, this.features));
+    const outcome = capture(() => compileModule(bytes, this.features, this.compileOptions));
     if (outcome.ok) throw new Fail(`expected ValidationError "${command.text}", but the module compiled`);
     this.expectError(command, outcome.error, ValidationError, bytes);
     return 'pass';
@@ -295,7 +310,7 @@ class ScriptRunner {
   private assertMalformed(command: SpecCommand): 'pass' | 'skip' {
     if (isTextModule(command)) return 'skip';
     const bytes = this.readModule(command);
-    const outcome = capture(() => compileModule(bytes, this.features));
+    const outcome = capture(() => compileModule(bytes, this.features, this.compileOptions));
     if (outcome.ok) throw new Fail(`expected DecodeError "${command.text}", but the module compiled`);
     this.expectError(command, outcome.error, DecodeError, bytes);
     return 'pass';
@@ -403,7 +418,7 @@ class ScriptRunner {
 
   private compile(command: SpecCommand): CompiledModule {
     const bytes = this.readModule(command);
-    return this.stage('compile', () => compileModule(bytes, this.features));
+    return this.stage('compile', () => compileModule(bytes, this.features, this.compileOptions));
   }
 
   /** Runs one step of loading a module; any exception becomes a failure naming the step. */
@@ -417,15 +432,23 @@ class ScriptRunner {
   }
 
   private link(module: CompiledModule): Instance {
-    this.store.fuel = this.fuel;
-    return instantiate(this.store, module, (imp) => this.registry.get(imp.module)?.get(imp.name));
+    return this.metered(() => instantiate(this.store, module, (imp) => this.registry.get(imp.module)?.get(imp.name)));
   }
 
   private runStart(instance: Instance): void {
     const start = instance.startFunction;
     if (start === null || start === undefined) return;
+    this.metered(() => invokeSync(this.store, start, []));
+  }
+
+  /** Runs `fn` with the store's fuel set, and logs what it consumed (RunOptions.fuelLog), whatever the outcome. */
+  private metered<T>(fn: () => T): T {
     this.store.fuel = this.fuel;
-    invokeSync(this.store, start, []);
+    try {
+      return fn();
+    } finally {
+      this.fuelLog?.push(this.fuel - this.store.fuel);
+    }
   }
 
   /**
@@ -444,10 +467,7 @@ class ScriptRunner {
     if (action.type === 'invoke') {
       if (!(ext instanceof FuncRef)) throw new Fail(`export "${action.field}" is not a function`);
       const args = checked(() => action.args.map((v) => argumentValue(v, this.hostRefs)));
-      return () => {
-        this.store.fuel = this.fuel;
-        return invokeSync(this.store, ext, args);
-      };
+      return () => this.metered(() => invokeSync(this.store, ext, args));
     }
     if (action.type === 'get') {
       const kind = target.module.ir.exports.find((e) => e.name === action.field)?.kind;
@@ -648,6 +668,10 @@ export interface SuiteOptions {
   readonly all?: boolean;
   /** RunOptions.jitThreshold. */
   readonly jitThreshold?: number;
+  /** RunOptions.probes. */
+  readonly probes?: boolean;
+  /** RunOptions.fuelLog. */
+  readonly fuelLog?: number[];
 }
 
 /**
@@ -665,6 +689,8 @@ export function runSuite(
     features: profile.features,
     ...(options.fuel !== undefined ? { fuel: options.fuel } : {}),
     ...(options.jitThreshold !== undefined ? { jitThreshold: options.jitThreshold } : {}),
+    ...(options.probes !== undefined ? { probes: options.probes } : {}),
+    ...(options.fuelLog !== undefined ? { fuelLog: options.fuelLog } : {}),
   };
   for (const file of files) {
     const features = profile.scriptFeatures(file.name);
@@ -678,4 +704,26 @@ export function runSuite(
     onFile?.(result);
   }
   return suite;
+}
+
+/**
+ * RunOptions.probes' monitor: reads the whole operand stack and every local at every
+ * instruction, so that a wrong stack record (a slot out of the frame, a type read wrongly)
+ * throws or shows, and sums them so the reads cannot be skipped.
+ */
+class StackReader implements InstructionMonitor {
+  private readonly probed = new WeakMap<object, ProbedModule>();
+  checksum = 0;
+
+  probe(site: number, ex: Execution, base: number): null {
+    const inst = ex.inst!;
+    const s32 = ex.s32;
+    let probed = this.probed.get(inst.module);
+    if (probed === undefined) this.probed.set(inst.module, (probed = new ProbedModule(inst.module)));
+    const stack = probed.stack(site, inst.store, s32, base);
+    if (stack.length !== probed.stackDepth(site)) throw new Error(`probe ${site}: read ${stack.length} of ${probed.stackDepth(site)} entries`);
+    const locals = probed.locals(probed.sites[site]!.funcIndex, inst.store, s32, base);
+    for (const v of [...stack, ...locals]) this.checksum = (this.checksum + v.lo) | 0;
+    return null;
+  }
 }
