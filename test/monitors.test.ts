@@ -220,6 +220,23 @@ describe('the same results and fuel with coverage on', () => {
     expect(byName.get('<unknown>!fib')!.covered).toEqual(listing(module, 'fib').map((l) => l.offset));
   });
 
+  it('the C fixture profiled, covered and traced at once: run_fib(10)', async () => {
+    const sandbox = Sandbox.denyAll();
+    const module = await sandbox.compile(cWasm);
+    const plain = await sandbox.run(module, 'run_fib', [Value.i32(10)]);
+    const out = await sandbox.run(module, 'run_fib', [Value.i32(10)], undefined, { profile: true, coverage: true, trace: { limit: 30 } });
+    expect(out.values.map(String)).toEqual([`I32(${fibValue(10)})`]);
+    expect(out.fuelConsumed).toBe(plain.fuelConsumed);
+    const fib = out.profile!.functions.find((f) => f.funcName === '<unknown>!fib')!;
+    // fib(10) makes 177 calls (C(n) = 1 + C(n-1) + C(n-2), C(0) = C(1) = 1).
+    expect(fib.calls).toBe(177);
+    expect(out.profile!.functions.reduce((a, f) => a + f.selfFuel, 0)).toBe(out.fuelConsumed);
+    expect(out.trace).toHaveLength(30);
+    expect(out.trace![0]!.funcName).toBe('<unknown>!run_fib');
+    expect(out.trace!.some((t) => t.funcName === '<unknown>!fib')).toBe(true);
+    expect(out.coverage!.find((f) => f.funcName === '<unknown>!fib')!.covered.length).toBeGreaterThan(0);
+  });
+
   it('fixtures/traps.wat: each trap keeps its message and backtrace, and carries coverage and the trace', async () => {
     const sandbox = Sandbox.denyAll();
     const module = await sandbox.compile(trapsWat);
