@@ -5,7 +5,12 @@ import { defineConfig } from 'vitest/config';
  * others, one file at a time: on two cores, another test file beside them takes the CPU their
  * 10–15 ms margins are about.
  */
-const TIMING = ['test/soak.test.ts', 'test/fences.test.ts', 'test/watchdog.test.ts', 'test/sandbox-concurrency.test.ts', 'test/jit-fences.test.ts', 'test/wasi-timing.test.ts'];
+const TIMING = [
+  'test/soak.test.ts', 'test/fences.test.ts', 'test/watchdog.test.ts', 'test/sandbox-concurrency.test.ts',
+  'test/jit-fences.test.ts', 'test/wasi-timing.test.ts',
+  // A browser and its page: it takes both cores, and clicks during a run are timed.
+  'test/playground.test.ts',
+];
 
 export default defineConfig({
   test: {

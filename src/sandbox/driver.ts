@@ -20,6 +20,7 @@
  * races its promise against the watchdog, so a host call still pending at the deadline ends
  * the run at once.
  */
+import { nextMacrotask } from './macrotask.js';
 import { type BacktraceFrame, Trap, TrapKind } from '../interpreter/errors.js';
 import type { Steps } from '../interpreter/steps.js';
 import type { WasmValue } from '../interpreter/values.js';
@@ -199,7 +200,7 @@ class Scheduler {
   private wake(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(this.round);
+    nextMacrotask(this.round);
   }
 
   private readonly round = (): void => {

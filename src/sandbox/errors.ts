@@ -20,7 +20,8 @@ export type SandboxErrorKind =
   | 'InvalidModule'
   | 'Export'
   | 'Trap'
-  | 'Host';
+  | 'Host'
+  | 'Aborted';
 
 /** The `sandboxd` CLI's exit code for each kind. */
 export const EXIT_CODES: Readonly<Record<SandboxErrorKind, number>> = Object.freeze({
@@ -32,6 +33,8 @@ export const EXIT_CODES: Readonly<Record<SandboxErrorKind, number>> = Object.fre
   Export: 7,
   Trap: 8,
   Host: 1,
+  // Not sandboxd's: the embedder stopped the run (RunOptions.signal); the CLI never does.
+  Aborted: 1,
 });
 
 /** The `Limits` field whose cap a `MemoryLimitExceeded` run reached. */
@@ -40,6 +43,7 @@ export type LimitedResource = 'memoryBytes' | 'tableElements' | 'tables' | 'memo
 type ErrorInit =
   | { kind: 'FuelExhausted'; budget: number }
   | { kind: 'Timeout'; millis: number }
+  | { kind: 'Aborted' }
   | { kind: 'MemoryLimitExceeded'; limit: number; resource: LimitedResource }
   | { kind: 'DisallowedImport'; module: string; name: string }
   | { kind: 'InvalidModule' | 'Export' | 'Trap' | 'Host'; detail: string };
@@ -122,6 +126,7 @@ export class SandboxError extends Error {
     switch (init.kind) {
       case 'FuelExhausted': this.budget = init.budget; break;
       case 'Timeout': this.millis = init.millis; break;
+      case 'Aborted': break;
       case 'MemoryLimitExceeded':
         this.limit = init.limit;
         this.resource = init.resource;
@@ -148,6 +153,11 @@ export class SandboxError extends Error {
       `wall-clock timeout: the module ran longer than ${millis} ms`,
       fuelConsumed,
     );
+  }
+
+  /** The embedder stopped the run (RunOptions.signal), wherever it was. */
+  static aborted(fuelConsumed = 0): SandboxError {
+    return new SandboxError({ kind: 'Aborted' }, 'aborted: the run was stopped by its abort signal', fuelConsumed);
   }
 
   static memoryLimitExceeded(limit: number, fuelConsumed = 0): SandboxError {

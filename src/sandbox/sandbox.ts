@@ -299,6 +299,8 @@ export class Sandbox {
     exportName: string,
     params: readonly Value[] = [],
     limits?: Limits | LimitsOptions,
+    /** `signal` ends the run (kind `Aborted`), running or paused. */
+    options: { readonly signal?: AbortSignal } = {},
   ): Promise<Debugger> {
     try {
       const lim = Limits.from(limits);
@@ -309,7 +311,7 @@ export class Sandbox {
         const { value, fuelConsumed } = await session.frame(async () => {
           await session.instantiate();
           return session.exitCode === null ? session.call(exportName, params) : [];
-        }, {}, monitor);
+        }, options.signal !== undefined ? { signal: options.signal } : {}, monitor);
         return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0);
       });
     } catch (e) {

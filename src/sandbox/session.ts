@@ -47,6 +47,8 @@ export class Session implements HostBinding {
   /** The current frame's abort controller, made only when a host function asks for its signal. */
   private controller: AbortController | null = null;
   private inFrame = false;
+  /** The current frame's abort signal fired (RunOptions.signal): its interrupt is an abort, not a timeout. */
+  private aborted = false;
   /** The current frame's profiler, when the run asked for a profile (src/inspect/profile.ts). */
   private profiler: FuelProfiler | null = null;
   /** Fuel consumed by the frames that have ended. */
@@ -140,8 +142,17 @@ export class Session implements HostBinding {
     this.refused = null;
     store.epochDeadline = engine.epoch + 1;
     this.inFrame = true;
-    this.watchdog = Watchdog.arm(engine, limits.timeoutMs);
-    const turn = enterRun(this.watchdog.expired);
+    const watchdog = (this.watchdog = Watchdog.arm(engine, limits.timeoutMs));
+    // An abort ends the run as its deadline would, wherever it is; classify() tells them apart.
+    const signal = options.signal;
+    this.aborted = signal?.aborted === true;
+    const onAbort = (): void => {
+      this.aborted = true;
+      watchdog.expireNow();
+    };
+    if (this.aborted) watchdog.expireNow();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const turn = enterRun(watchdog.expired);
     try {
       await turn;
       this.checkDeadline();
@@ -150,6 +161,7 @@ export class Session implements HostBinding {
     } catch (e) {
       throw Object.assign(this.classify(e), this.observations(watch));
     } finally {
+      signal?.removeEventListener('abort', onAbort);
       store.monitor = null;
       this.watchdog.disarm();
       this.watchdog = null;
@@ -292,6 +304,7 @@ export class Session implements HostBinding {
     if (this.refused !== null) return SandboxError.limitExceeded(this.refused, limits[this.refused], fuel);
     if (e instanceof Trap) {
       const backtrace = withSources(e.backtrace ?? [], this.module);
+      if (e.kind === TrapKind.Interrupt && this.aborted) return withBacktrace(SandboxError.aborted(fuel), backtrace);
       if (e.kind === TrapKind.OutOfFuel) return withBacktrace(SandboxError.fuelExhausted(limits.fuel, limits.fuel), backtrace);
       if (e.kind === TrapKind.Interrupt) return withBacktrace(SandboxError.timeout(limits.timeoutMs, fuel), backtrace);
       return SandboxError.trap(e.message, fuel, e, backtrace);
@@ -429,6 +442,11 @@ export interface RunOptions {
   readonly coverage?: boolean;
   /** The first `limit` instructions run, each with the top of the operand stack (src/inspect/monitors.ts). */
   readonly trace?: { readonly limit: number };
+  /**
+   * Ends the run when it aborts: a `SandboxError` of kind `Aborted`, at the guest's next check
+   * point (loop header or function entry), or at once while it waits (a host call, a pause).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What a frame observed, as the run's options asked (RunOptions). */

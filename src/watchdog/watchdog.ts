@@ -106,6 +106,20 @@ export class Watchdog {
     }
   }
 
+  /**
+   * Fires now, whatever the time left or whether paused: the run is to end at its next check
+   * (an embedder's abort). Does nothing once fired or disarmed.
+   */
+  expireNow(): void {
+    if (this.done) return;
+    if (this.timer !== null) {
+      this.clock.clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.pausedAt = null;
+    this.fire();
+  }
+
   /** Starts the clock again after pause(), with the time that was left. */
   resume(): void {
     if (this.pausedAt === null) return;

@@ -3,6 +3,7 @@
  * bytes, poll_oneoff, sched_yield, proc_exit — and the socket calls, which have no sockets to
  * work on (EBADF for a closed descriptor, ENOTSOCK for any other).
  */
+import { nextMacrotask } from '../../sandbox/macrotask.js';
 import { GuestExit } from '../host-errors.js';
 import { EVENTTYPE, LAYOUT, RIGHTS, SUBSCRIPTION_CLOCK_ABSTIME } from './abi.js';
 import type { WasiContext } from './context.js';
@@ -48,7 +49,7 @@ export const processCalls: Readonly<Record<string, Syscall>> = {
   proc_raise: syscall(['i32'], () => Errno.NOSYS),
 
   // Gives the event loop a turn, as a thread yielding its processor would.
-  sched_yield: syscall([], () => new Promise<Errno>((done) => setImmediate(() => done(Errno.SUCCESS)))),
+  sched_yield: syscall([], () => new Promise<Errno>((done) => nextMacrotask(() => done(Errno.SUCCESS)))),
 
   sock_accept: syscall(['i32', 'i32', 'i32'], (ctx, [fd]) => notASocket(ctx, u32(fd!))),
   sock_recv: syscall(['i32', 'i32', 'i32', 'i32', 'i32', 'i32'], (ctx, [fd]) => notASocket(ctx, u32(fd!))),
@@ -87,7 +88,7 @@ function fillRandom(ctx: WasiContext, memory: WasiMemory, ptr: number, length: n
   memory.write(ptr, randomBytes(ctx, piece));
   if (piece === length) return Errno.SUCCESS;
   const signal = ctx.signal;
-  return new Promise<void>((next) => setImmediate(next)).then(() =>
+  return new Promise<void>((next) => nextMacrotask(next)).then(() =>
     // A run that ended meanwhile gets no more bytes: its memory is no longer this call's.
     signal.aborted ? Errno.SUCCESS : fillRandom(ctx, memory, ptr + piece, length - piece));
 }

@@ -41,7 +41,7 @@ export class WasiClock {
       case CLOCK.REALTIME:
         return this.mode === 'virtual' ? VIRTUAL_EPOCH_NS + cpu + this.slept : hostRealtime();
       case CLOCK.MONOTONIC:
-        return this.mode === 'virtual' ? cpu + this.slept : process.hrtime.bigint();
+        return this.mode === 'virtual' ? cpu + this.slept : hostMonotonic();
       case CLOCK.PROCESS_CPUTIME:
       case CLOCK.THREAD_CPUTIME:
         return cpu;
@@ -68,6 +68,11 @@ export class WasiClock {
     }
     return hostSleep(ns, signal);
   }
+}
+
+/** A monotonic clock in ns (performance.now(), which browsers have too, in µs steps at best). */
+function hostMonotonic(): bigint {
+  return BigInt(Math.round(performance.now() * 1_000)) * 1_000n;
 }
 
 function hostRealtime(): bigint {

@@ -10,8 +10,7 @@
  * the host clock, their host timestamps. The copy counts against the filesystem budget: a
  * directory too large for it fails the run before any guest code runs.
  */
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type BigIntStats } from 'node:fs';
-import { join } from 'node:path';
+import type { BigIntStats } from 'node:fs';
 import { SandboxError } from '../../sandbox/errors.js';
 import { WasiError, Errno } from './errno.js';
 import type { DirectoryNode, FileNode, MemoryFileSystem, Node } from './fs.js';
@@ -48,10 +47,22 @@ export function populate(fs: MemoryFileSystem, root: DirectoryNode, source: Preo
   }
 }
 
+/**
+ * Node's file system, for copying host directories: looked up when one is asked for, not
+ * imported, so that the library loads in a browser (where only a VirtualDirectory can be
+ * preopened).
+ */
+function hostFileSystem(): typeof import('node:fs') {
+  const fs = globalThis.process?.getBuiltinModule?.('node:fs');
+  if (fs === undefined) throw new Error('host directories can be preopened only under Node; preopen a VirtualDirectory instead');
+  return fs;
+}
+
 function copyHostDirectory(fs: MemoryFileSystem, dir: DirectoryNode, hostPath: string, hostTimes: boolean): void {
+  const { lstatSync, readdirSync, readFileSync, readlinkSync } = hostFileSystem();
   if (hostTimes) setTimes(dir, lstatSync(hostPath, { bigint: true }));
   for (const name of readdirSync(hostPath).sort()) {
-    const path = join(hostPath, name);
+    const path = `${hostPath}/${name}`;
     const stat = lstatSync(path, { bigint: true });
     let node: Node;
     if (stat.isDirectory()) {

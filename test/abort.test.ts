@@ -1,0 +1,72 @@
+/**
+ * RunOptions.signal: an embedder's Stop. An aborted run ends as its own outcome — a SandboxError
+ * of kind Aborted, not a Timeout — wherever it is: spinning, waiting on an asynchronous host
+ * call, paused in the debugger, or not started yet; the fuel it consumed is counted; other runs
+ * are not touched; and a signal that fires after the run has ended changes nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
+import { failure } from './helpers/sandbox.js';
+
+const SPIN = '(module (func (export "spin") (loop (br 0))))';
+const unbounded = new Limits({ fuel: 1e15, timeoutMs: 1e9 });
+
+describe('RunOptions.signal', () => {
+  it('stops a spinning guest soon after the abort, as kind Aborted with the fuel it consumed', async () => {
+    const sandbox = Sandbox.denyAll();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const t0 = performance.now();
+    const error = await failure(sandbox.run(SPIN, 'spin', [], unbounded, { signal: controller.signal }));
+    const elapsed = performance.now() - t0;
+    expect(error.kind).toBe('Aborted');
+    expect(error.message).toBe('aborted: the run was stopped by its abort signal');
+    expect(error.fuelConsumed).toBeGreaterThan(0);
+    expect(elapsed).toBeGreaterThanOrEqual(45);
+    expect(elapsed).toBeLessThan(1_000);
+  });
+
+  it('a signal aborted before the run starts ends it before any guest code runs', async () => {
+    const error = await failure(Sandbox.denyAll().run(SPIN, 'spin', [], unbounded, { signal: AbortSignal.abort() }));
+    expect(error.kind).toBe('Aborted');
+    expect(error.fuelConsumed).toBe(0);
+  });
+
+  it('ends a run waiting on an asynchronous host call, at once', async () => {
+    const host = HostAbi.denyAll().allowFunction('env', 'wait', { params: [], results: [] }, () => new Promise<void>(() => {}));
+    const sandbox = new Sandbox(host);
+    const wat = '(module (import "env" "wait" (func $wait)) (func (export "run") (call $wait)))';
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const error = await failure(sandbox.run(wat, 'run', [], unbounded, { signal: controller.signal }));
+    expect(error.kind).toBe('Aborted');
+  });
+
+  it('ends a debugged run while it is paused', async () => {
+    const sandbox = Sandbox.denyAll();
+    const controller = new AbortController();
+    const debug = await sandbox.debug(SPIN, 'spin', [], unbounded, { signal: controller.signal });
+    expect((await debug.step()).kind).toBe('paused');
+    controller.abort();
+    const event = await debug.step();
+    expect(event.kind).toBe('failed');
+    if (event.kind === 'failed') expect(event.error.kind).toBe('Aborted');
+  });
+
+  it('touches no other run, and an abort after the end changes nothing', async () => {
+    const sandbox = Sandbox.denyAll();
+    const controller = new AbortController();
+    const add = '(module (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1))))';
+    const done = await sandbox.run(add, 'add', [Value.i32(2), Value.i32(3)], undefined, { signal: controller.signal });
+    controller.abort();
+    expect(String(done.values[0])).toBe('I32(5)');
+    const other = sandbox.run('(module (func (export "f") (result i32) (local i32) (loop (br_if 0 (i32.lt_u (local.tee 0 (i32.add (local.get 0) (i32.const 1))) (i32.const 100000)))) (local.get 0)))', 'f');
+    const stopped = new AbortController();
+    const spinning = sandbox.run(SPIN, 'spin', [], unbounded, { signal: stopped.signal });
+    setTimeout(() => stopped.abort(), 20);
+    expect(String((await other).values[0])).toBe('I32(100000)');
+    const error = await spinning.then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxError);
+    expect((error as SandboxError).kind).toBe('Aborted');
+  });
+});
