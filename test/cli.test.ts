@@ -46,9 +46,10 @@ describe('argument parsing', () => {
   });
 
   it('reads the inspection flags and refuses their bad values', () => {
-    expect(parseArgs(['m.wat', '--coverage', 'c.json', '--trace=12', '--debug'])).toMatchObject({
-      kind: 'run', options: { coverage: 'c.json', trace: 12, debug: true },
-    });
+    expect(parseArgs(['m.wat', '--coverage', 'c.json', '--trace=12'])).toMatchObject({ kind: 'run', options: { coverage: 'c.json', trace: 12 } });
+    expect(parseArgs(['m.wat', '--debug'])).toMatchObject({ kind: 'run', options: { debug: true } });
+    // The debugger runs alone: the monitors' flags are refused with it, not ignored.
+    expect(parseArgs(['m.wat', '--debug', '--trace', '3'])).toMatchObject({ kind: 'error', message: "'--debug' cannot be used with '--profile', '--coverage' or '--trace'" });
     expect(parseArgs(['m.wat', '--coverage=c.lcov'])).toMatchObject({ kind: 'run', options: { coverage: 'c.lcov' } });
     for (const bad of [['--coverage', 'c.txt'], ['--trace', '-1'], ['--trace', '1.5'], ['--trace', '99999999999'], ['--debug=1']]) {
       expect(parseArgs(['m.wat', ...bad]).kind, bad.join(' ')).toBe('error');

@@ -190,6 +190,13 @@ describe('DWARF line tables', () => {
       expect(at(0x22)).toBeUndefined();
     });
 
+    it('turns control characters in names into ?, so a name cannot forge lines of a backtrace or lcov', () => {
+      const program = [...setAddress(4), ...special(0, 4), ...advancePc(1), ...endSequence];
+      const forged = 'a.c\nDA:4242,1\nend_of_record\nSF:/etc/forged.c';
+      const t = LineTable.fromModule(moduleWith(custom('.debug_line', unitV4(4, [], [[forged, 0]], program))))!;
+      expect(t.locate(CODE_START + 4)).toEqual({ file: 'a.c?DA:4242,1?end_of_record?SF:/etc/forged.c', line: 5, column: 0 });
+    });
+
     it('reads DWARF 2 and 3 headers (no max_ops_per_inst); directory 0 is the bare name', () => {
       for (const version of [2, 3]) {
         const program = [...setAddress(4), ...special(0, 4), ...special(3, 1), ...advancePc(1), ...endSequence];

@@ -199,6 +199,9 @@ function parse(argv: readonly string[]): ParsedArgs {
     applyFlag(options, wasi, flag as ValueFlag, value);
   }
   if (options.module === null) throw new ArgError('the following required arguments were not provided: <MODULE>');
+  if (options.debug && (options.profile !== null || options.coverage !== null || options.trace !== null)) {
+    throw new ArgError("'--debug' cannot be used with '--profile', '--coverage' or '--trace'");
+  }
   if (!wasiRequested) {
     if (wasi.args.length > 0) throw new ArgError(`unexpected argument '${wasi.args[0]}' (the module is already '${options.module}')`);
     if (wasiFlagsSeen.length > 0) throw new ArgError(`'--${wasiFlagsSeen[0]}' requires '--wasi'`);

@@ -44,16 +44,26 @@ export type StepMode =
   /** At the next instruction of a caller. */
   | 'out';
 
-/** The opcode of call_indirect, which takes a table index besides the arguments. */
+/** The opcode of call_indirect, which takes a table index besides the arguments (its immediate: a type index). */
 const CALL_INDIRECT = 0x11;
+
+/** The unsigned LEB128 at `at` (of a module that has been validated). */
+function readU32Leb(bytes: Uint8Array, at: number): number {
+  let value = 0;
+  for (let shift = 0; ; shift += 7) {
+    const b = bytes[at++]!;
+    value += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) return value;
+  }
+}
 
 /** Frames shown at most; deeper ones are left out (a recursion thousands deep). */
 export const MAX_PAUSED_FRAMES = 100;
 
 export class DebugMonitor implements InstructionMonitor {
   private mode: StepMode = 'continue';
-  /** The frame stack's height at the last pause (the step modes are relative to it). */
-  private pausedFsp = 0;
+  /** The frame stack's height at the last pause (the step modes are relative to it); before the first, any step pauses. */
+  private pausedFsp = Number.MAX_SAFE_INTEGER;
   /** Per probe site, 1 where a breakpoint is. */
   private readonly breakpoints: Uint8Array;
   /** Let the next probe pass: it is the one the execution was held at, reached again on release. */
@@ -124,7 +134,6 @@ export class DebugMonitor implements InstructionMonitor {
     const store = ex.store;
     const here = probed.sites[site]!;
     const frames = [this.frame(here.funcIndex, here.offset, probed.stack(site, store, ex.s32, base), ex, base)];
-    let calleeParams = probed.module.funcTypes[here.funcIndex]!.params.length;
     for (let f = fsp; f >= 3 && frames.length < MAX_PAUSED_FRAMES; f -= 3) {
       const returnPc = ex.frames[f - 3]!;
       if (returnPc < 0) break;
@@ -136,12 +145,22 @@ export class DebugMonitor implements InstructionMonitor {
       const call = functionAt(inst, returnPc - 1);
       const callSite = probed.siteAt(call.funcIndex, call.offset);
       const stack = callSite < 0 ? [] : probed.stack(callSite, store, ex.s32, callerBase);
-      // The call took the callee's arguments, and call_indirect (0x11) its table index too.
-      const taken = calleeParams + (probed.module.ir.bytes[call.offset] === CALL_INDIRECT ? 1 : 0);
-      frames.push(this.frame(call.funcIndex, call.offset, stack.slice(0, Math.max(0, stack.length - taken)), ex, callerBase));
-      calleeParams = probed.module.funcTypes[call.funcIndex]!.params.length;
+      frames.push(this.frame(call.funcIndex, call.offset, stack.slice(0, Math.max(0, stack.length - this.operandsOf(call.offset))), ex, callerBase));
     }
     return frames;
+  }
+
+  /**
+   * How many operands the call instruction at `offset` takes: its callee's parameters (read
+   * from the instruction, not from the frame above, which a tail call may have replaced), and
+   * for call_indirect the table index too.
+   */
+  private operandsOf(offset: number): number {
+    const module = this.probed.module;
+    const bytes = module.ir.bytes;
+    const index = readU32Leb(bytes, offset + 1);
+    if (bytes[offset] === CALL_INDIRECT) return module.ir.types[index]!.params.length + 1;
+    return module.funcTypes[index]!.params.length;
   }
 
   private frame(funcIndex: number, offset: number, stack: WasmValue[], ex: Execution, base: number): PausedFrame {

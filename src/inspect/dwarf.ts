@@ -222,7 +222,8 @@ class Names {
     const length = nul < 0 ? Math.min(window.length, MAX_NAME_BYTES) : nul;
     if ((nul >= 0 || window.length > MAX_NAME_BYTES) && length <= this.budget) {
       this.budget -= length;
-      result = this.decoder.decode(window.subarray(0, length));
+      // Control characters (a newline would forge lines of a backtrace or an lcov file) become '?'.
+      result = this.decoder.decode(window.subarray(0, length)).replace(/[\u0000-\u001f\u007f]/g, '?');
     }
     perSection.set(offset, result);
     return result;

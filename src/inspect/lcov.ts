@@ -14,7 +14,9 @@ export function toLcov(module: EngineModule, coverage: readonly FunctionCoverage
   const files = new Map<string, Map<number, boolean>>();
   for (const f of coverage) {
     const ran = new Set(f.covered);
-    const body = module.ir.codes[f.funcIndex - module.numImportedFuncs]!;
+    const body = module.ir.codes[f.funcIndex - module.numImportedFuncs];
+    // Coverage of another module names functions this one may not have.
+    if (body === undefined) continue;
     for (const { offset } of disassembleInstructions(module.ir.bytes, body.codeStart, body.codeEnd)) {
       const at = lines.locate(offset);
       if (at === undefined || at.line === 0) continue;

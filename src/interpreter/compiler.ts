@@ -390,7 +390,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
       if (actual !== expected && actual !== UNKNOWN) {
         this.stackMismatch('instruction', types);
       }
-      if (!keepFound) {
+      if (!keepFound && actual !== expected) {
         this.types[h] = expected;
         this.touched(h);
       }

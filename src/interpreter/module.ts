@@ -24,12 +24,17 @@ export class CompiledModule {
   readonly typeKeys: readonly string[];
   /** Compiled with a probe before every instruction (CompileOptions.probes). */
   readonly probed: boolean;
+  /** What it was compiled with: a copy compiled otherwise (with probes) must use the same. */
+  readonly features: FeatureSet;
+  readonly canonicalNaNs: boolean;
   /** Its functions' JavaScript tier (src/jit/tier.ts), made when a store that uses the tier first runs it. */
   jit: JitTable | null = null;
 
   private constructor(readonly ir: ModuleIR, layout: ModuleContext, readonly functions: CompiledFunctions) {
     this.funcTypes = layout.funcTypes;
     this.probed = layout.probes;
+    this.features = layout.features;
+    this.canonicalNaNs = layout.canonicalNaNs;
     this.numImportedFuncs = layout.numImportedFuncs;
     this.tableTypes = layout.tables;
     this.globalTypes = layout.globals;

@@ -166,8 +166,8 @@ export class Debugger {
     const instance = this.session.instance;
     if (instance === null) return null;
     if (typeof which === 'string') return this.session.memories.get(which) ?? null;
-    const memory = instance.memories[which ?? 0];
     if (which === undefined && this.session.memory !== null) return this.session.memory;
+    const memory = instance.memories[which ?? 0];
     return memory === undefined ? null : new GuestMemory(memory as unknown as EngineMemory);
   }
 

@@ -8,10 +8,14 @@ type Callback = () => void;
 
 function messageChannelTasks(): (callback: Callback) => void {
   const queue: Callback[] = [];
-  const channel = new MessageChannel();
-  // (Node's MessagePort typings know only its EventEmitter face; this runs where browsers' does.)
-  (channel.port1 as unknown as { onmessage: () => void }).onmessage = () => queue.shift()?.();
+  // Made at the first call, so that merely loading the library needs no MessageChannel.
+  let channel: InstanceType<typeof MessageChannel> | null = null;
   return (callback) => {
+    if (channel === null) {
+      channel = new MessageChannel();
+      // (Node's MessagePort typings know only its EventEmitter face; this runs where browsers' does.)
+      (channel.port1 as unknown as { onmessage: () => void }).onmessage = () => queue.shift()?.();
+    }
     queue.push(callback);
     channel.port2.postMessage(null);
   };

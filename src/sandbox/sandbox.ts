@@ -71,6 +71,8 @@ export interface ModuleExport {
 }
 
 const engineModules = new WeakMap<CompiledModule, EngineModule>();
+/** Each module's probed version (Sandbox.probedVersion). */
+const probedModules = new WeakMap<EngineModule, Promise<EngineModule>>();
 
 /**
  * A decoded and validated module, reusable across runs, instances and sandboxes. Obtain one
@@ -164,8 +166,12 @@ export class Instance {
   call(exportName: string, params: readonly Value[] = [], options: RunOptions = {}): Promise<RunOutput> {
     const session = this.session;
     const result = this.queue.then(async () => {
-      const { value, fuelConsumed, ...observed } = await session.frame(() => session.call(exportName, params), options);
-      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, observed);
+      try {
+        const { value, fuelConsumed, ...observed } = await session.frame(() => session.call(exportName, params), options);
+        return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, observed);
+      } catch (e) {
+        throw asSandboxError(e);
+      }
     });
     this.queue = result.catch(() => undefined);
     return result;
@@ -221,8 +227,6 @@ export class Sandbox {
   readonly canonicalNaNs: boolean;
   /** SandboxOptions.tier. */
   readonly tier: 'auto' | 'interpreter' | 'eager';
-  /** Each module's probed version (probedVersion). */
-  private readonly probedModules = new WeakMap<EngineModule, Promise<EngineModule>>();
 
   /** A sandbox granting `host` (nothing, by default). */
   constructor(host: HostAbi = HostAbi.denyAll(), options: SandboxOptions = {}) {
@@ -275,7 +279,7 @@ export class Sandbox {
     try {
       const lim = Limits.from(limits);
       let module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
-      if (options.coverage === true || options.trace !== undefined) module = await this.probedVersion(module);
+      if (options.coverage === true || options.trace != null) module = await this.probedVersion(module);
       const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
       const { value, fuelConsumed, ...observed } = await session.frame(async () => {
         await session.instantiate();
@@ -348,15 +352,16 @@ export class Sandbox {
   }
 
   /**
-   * The module compiled again with a probe before every instruction, for coverage, the trace
-   * and the debugger (src/inspect/probes.ts): made once per module and sandbox, in steps.
+   * The module compiled again, as it was (its features, its NaN mode), with a probe before
+   * every instruction, for coverage, the trace and the debugger (src/inspect/probes.ts): made
+   * once per module, in steps.
    */
   private probedVersion(module: EngineModule): Promise<EngineModule> {
-    let probed = this.probedModules.get(module);
+    let probed = probedModules.get(module);
     if (probed === undefined) {
-      const options = { canonicalNaNs: this.canonicalNaNs, probes: true };
-      probed = driveSteps(compileModuleInSteps(module.ir.bytes, this.features, options));
-      this.probedModules.set(module, probed);
+      const options = { canonicalNaNs: module.canonicalNaNs, probes: true };
+      probed = driveSteps(compileModuleInSteps(module.ir.bytes, module.features, options));
+      probedModules.set(module, probed);
     }
     return probed;
   }

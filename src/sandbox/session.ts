@@ -135,6 +135,7 @@ export class Session implements HostBinding {
     monitor: InstructionMonitor | null = null,
   ): Promise<{ value: T; fuelConsumed: number } & Observations> {
     const { store, engine, limits } = this;
+    const signal = checkedSignal(options);
     const watch = this.watchFor(options);
     store.fuel = limits.fuel;
     this.profiler = options.profile === true ? new FuelProfiler(store.fuel) : null;
@@ -144,7 +145,6 @@ export class Session implements HostBinding {
     this.inFrame = true;
     const watchdog = (this.watchdog = Watchdog.arm(engine, limits.timeoutMs));
     // An abort ends the run as its deadline would, wherever it is; classify() tells them apart.
-    const signal = options.signal;
     this.aborted = signal?.aborted === true;
     const onAbort = (): void => {
       this.aborted = true;
@@ -196,11 +196,11 @@ export class Session implements HostBinding {
    * `{ inspect: true }`).
    */
   private watchFor(options: RunOptions): InstructionWatch | null {
-    const traceLimit = options.trace === undefined ? null : options.trace.limit;
+    const traceLimit = options.trace == null ? null : options.trace.limit;
     if (traceLimit !== null && !(Number.isSafeInteger(traceLimit) && traceLimit >= 0)) {
       throw SandboxError.host(`invalid run options: trace.limit must be a whole number, got ${String(traceLimit)}`);
     }
-    if (options.coverage !== true && options.trace === undefined) return null;
+    if (options.coverage !== true && traceLimit === null) return null;
     const probed = ProbedModule.of(this.module);
     if (probed === null) {
       throw SandboxError.host('coverage and trace need an instance made with { inspect: true } (Sandbox.instantiate)');
@@ -407,6 +407,14 @@ export function fromWasm(w: WasmValue): Value {
 
 function unsupported(what: string): never {
   throw SandboxError.export(`unsupported return type ${what}`);
+}
+
+/** RunOptions.signal, checked: an AbortSignal or nothing. Throws `SandboxError` (Host) for anything else. */
+function checkedSignal(options: RunOptions): AbortSignal | undefined {
+  if (typeof options !== 'object' || options === null) throw SandboxError.host('invalid run options: expected an object');
+  const signal = options.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw SandboxError.host('invalid run options: signal must be an AbortSignal');
+  return signal;
 }
 
 /** Each frame with its source position, where the module's DWARF line tables give one. */

@@ -116,7 +116,10 @@ export class Watchdog {
       this.clock.clearTimeout(this.timer);
       this.timer = null;
     }
-    this.pausedAt = null;
+    if (this.pausedAt !== null) {
+      this.startedAt += this.clock.now() - this.pausedAt;
+      this.pausedAt = null;
+    }
     this.fire();
   }
 
