@@ -86,4 +86,5 @@ export {
   type WasiGrant,
   type WasiOptions,
 } from './host/index.js';
+export { parseValueText, ValueTextError } from './sandbox/value-text.js';
 export { Watchdog, arm, type EpochClock, type WatchdogClock } from './watchdog/index.js';

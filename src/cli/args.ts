@@ -11,7 +11,8 @@
  * `--flag value` or `--flag=value`; `--` ends them. `--wasi` runs a WASI program (`_start`
  * unless `--invoke` says otherwise); what follows its module after `--` are its arguments.
  */
-import { Value } from '../sandbox/value.js';
+import type { Value } from '../sandbox/value.js';
+import { parseValueText, ValueTextError } from '../sandbox/value-text.js';
 
 export interface CliOptions {
   module: string;
@@ -290,47 +291,12 @@ function parseUnsigned(text: string, max: bigint, where: string): bigint {
   return n;
 }
 
-/**
- * `--arg` values: a plain integer is an i32 (as in sandboxd); `i32:N`, `i64:N`, `f32:X`,
- * `f64:X`, `v128:0xH…` give the type. Integers are decimal; floats take Rust's syntax (`1.5`,
- * `-2e10`, `inf`, `-infinity`, `NaN`). A v128 is `0x` and exactly 32 hex digits — no shorter
- * form — read as the 128-bit number whose little-endian bytes are the value's 16 bytes (byte
- * 15 first), the form a v128 result prints in: `V128(0x…)`.
- */
+/** An `--arg` value (src/sandbox/value-text.ts says how it reads). */
 export function parseValue(text: string, where = `for '--arg <V>'`): Value {
-  const m = /^(i32|i64|f32|f64|v128):(.*)$/i.exec(text);
-  const type = (m ? m[1]!.toLowerCase() : 'i32') as 'i32' | 'i64' | 'f32' | 'f64' | 'v128';
-  const body = m ? m[2]! : text;
-  const fail = (why: string): never => {
-    throw new ArgError(`invalid value '${text}' ${where}: ${why}`);
-  };
-  if (type === 'v128') {
-    if (!/^0x[0-9a-f]{32}$/i.test(body)) return fail('expected a v128 as 0x and exactly 32 hex digits (byte 15 first)');
-    const bytes = new Uint8Array(16);
-    for (let i = 0; i < 16; i++) bytes[i] = parseInt(body.slice(2 + (15 - i) * 2, 4 + (15 - i) * 2), 16);
-    return Value.v128(bytes);
+  try {
+    return parseValueText(text);
+  } catch (e) {
+    if (e instanceof ValueTextError) throw new ArgError(`invalid value '${text}' ${where}: ${e.message}`);
+    throw e;
   }
-  if (type === 'i32' || type === 'i64') {
-    if (!/^[+-]?[0-9]+$/.test(body)) {
-      return fail(m ? `expected a decimal ${type}` : 'expected an i32 (or a typed value i64:N, f32:X, f64:X, v128:0xH)');
-    }
-    const n = BigInt(body);
-    const bits = type === 'i32' ? 32n : 64n;
-    if (n < -(2n ** (bits - 1n)) || n > 2n ** (bits - 1n) - 1n) fail(`the number is out of range for ${type}`);
-    return type === 'i32' ? Value.i32(Number(n)) : Value.i64(n);
-  }
-  const x = parseFloatText(body);
-  if (x === null) return fail(`expected a decimal ${type} (e.g. 1.5, -2e10, inf, NaN)`);
-  return type === 'f32' ? Value.f32(x) : Value.f64(x);
-}
-
-function parseFloatText(text: string): number | null {
-  const t = text.trim() === text ? text : '';
-  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(t);
-  if (special) {
-    if (special[2]!.toLowerCase() === 'nan') return NaN;
-    return special[1] === '-' ? -Infinity : Infinity;
-  }
-  if (!/^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(t)) return null;
-  return Number(t);
 }
