@@ -9,6 +9,7 @@ import logger from '../../fixtures/logger.wat';
 import random from '../../fixtures/random.wat';
 import traps from '../../fixtures/traps.wat';
 import growWithinCap from '../../fixtures/grow_within_cap.wat';
+import wasiHello from '../../fixtures/wasi/hello.wat';
 
 /** What the run form holds: the export, the arguments as typed, the limits and the grants. */
 export interface RunSettings {
@@ -25,6 +26,8 @@ export interface RunSettings {
   log: boolean;
   /** Grant `host::random` seeded with this (decimal), or null for no grant. */
   seed: string | null;
+  /** Grant WASI (wasi_snapshot_preview1) with these arguments after the program's name, or null for no grant. */
+  wasi: string | null;
 }
 
 /** sandboxd's defaults. */
@@ -36,6 +39,7 @@ export const DEFAULT_SETTINGS: Readonly<RunSettings> = Object.freeze({
   memoryMb: '16',
   log: false,
   seed: null,
+  wasi: null,
 });
 
 /** Not a fixture: a few functions calling each other, for a flame graph with some shape. */
@@ -94,6 +98,7 @@ export const EXAMPLES: readonly Example[] = [
   { id: 'random', title: 'random — host::random seeded', source: random, settings: { invoke: 'roll', seed: '42' } },
   { id: 'calls', title: 'call tree — for the profiler', source: CALL_TREE, settings: { invoke: 'run', args: '10' } },
   { id: 'grow_within_cap', title: 'grow within the cap — peak memory', source: growWithinCap, settings: { invoke: 'run' } },
+  { id: 'wasi', title: 'WASI program — its output and exit code', source: wasiHello, settings: { invoke: '_start', wasi: 'one two' } },
 ];
 
 export function exampleById(id: string): Example | undefined {

@@ -6,7 +6,7 @@
  * loop between them, so the page stays responsive while a guest spins (the click counter in
  * the header shows it).
  */
-import { type CompiledModule, type DebugEvent, type FunctionCoverage, type LogSink, type Profile, type RunOutput, Sandbox, SandboxError } from '../../src/index.js';
+import { type CompiledModule, type DebugEvent, type FunctionCoverage, type Profile, type RunOutput, Sandbox, SandboxError } from '../../src/index.js';
 import { InputError, parseArgs, parseLimits } from './args.js';
 import { DebugPanel } from './debug.js';
 import { byId, h } from './dom.js';
@@ -14,7 +14,7 @@ import { ModuleEditor } from './editor.js';
 import { DEFAULT_SETTINGS, EXAMPLES, type Example, type RunSettings, exampleById, settingsOf } from './examples.js';
 import { FlameGraph, functionTable } from './flamegraph.js';
 import { Listing, breakpointKey, parseDisassembly } from './listing.js';
-import { type Outcome, failed, formatMs, hostFor, succeeded } from './outcome.js';
+import { type Grants, type Outcome, failed, formatMs, hostFor, succeeded } from './outcome.js';
 import { readShared, shareUrl, type ModuleRef } from './share.js';
 
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
@@ -38,6 +38,8 @@ const els = {
   grantLog: byId<HTMLInputElement>('grant-log'),
   grantRandom: byId<HTMLInputElement>('grant-random'),
   seed: byId<HTMLInputElement>('seed'),
+  grantWasi: byId<HTMLInputElement>('grant-wasi'),
+  wasiArgs: byId<HTMLInputElement>('wasi-args'),
   run: byId<HTMLButtonElement>('run'),
   profile: byId<HTMLButtonElement>('profile'),
   debug: byId<HTMLButtonElement>('debug'),
@@ -78,8 +80,8 @@ let compiled: { key: string | Uint8Array; module: Promise<CompiledModule> } | nu
 let exportNames = new Map<number, string[]>();
 /** The run in progress (Run or Profile), to stop it. */
 let running: AbortController | null = null;
-/** The logs of the debug session. */
-let debugLogs: LogSink | null = null;
+/** What the debug session's grants collect (log lines, a WASI program's output). */
+let debugGrants: Grants | null = null;
 
 const debugPanel = new DebugPanel({
   listing,
@@ -312,6 +314,7 @@ function readSettings(): RunSettings {
     memoryMb: els.memory.value,
     log: els.grantLog.checked,
     seed: els.grantRandom.checked ? els.seed.value : null,
+    wasi: els.grantWasi.checked ? els.wasiArgs.value : null,
   };
 }
 
@@ -325,6 +328,10 @@ function writeSettings(settings: Partial<RunSettings>): void {
   if (settings.seed !== undefined) {
     els.grantRandom.checked = settings.seed !== null;
     if (settings.seed !== null) els.seed.value = settings.seed;
+  }
+  if (settings.wasi !== undefined) {
+    els.grantWasi.checked = settings.wasi !== null;
+    els.wasiArgs.value = settings.wasi ?? '';
   }
 }
 
@@ -443,10 +450,10 @@ async function run(mode: 'run' | 'profile'): Promise<void> {
   running = null;
   updateButtons();
   if (result.ok) {
-    showOutcome(succeeded(result.output, host.logs, elapsed));
+    showOutcome(succeeded(result.output, host, elapsed));
     if (profiling) showProfile(result.output);
   } else {
-    showOutcome(failed(result.error, host.logs, elapsed));
+    showOutcome(failed(result.error, host, elapsed));
     if (profiling) showProfile(result.error instanceof SandboxError ? result.error : {});
   }
 }
@@ -459,7 +466,7 @@ async function startDebug(): Promise<void> {
   selectTab('debug');
   els.output.textContent = ';; under the debugger: the outcome appears here when the run ends';
   els.detail.textContent = `${settings.invoke}(${params.map(String).join(', ')}) under the debugger`;
-  debugLogs = host.logs;
+  debugGrants = host;
   try {
     await debugPanel.start(new Sandbox(host.host), module, settings.invoke, params, limits);
   } catch (e) {
@@ -469,7 +476,7 @@ async function startDebug(): Promise<void> {
 }
 
 function debugEnded(event: Exclude<DebugEvent, { kind: 'paused' }>): void {
-  const outcome = event.kind === 'finished' ? succeeded(event.output, debugLogs, 0) : failed(event.error, debugLogs, null);
+  const outcome = event.kind === 'finished' ? succeeded(event.output, debugGrants, 0) : failed(event.error, debugGrants, null);
   // The deadline counted only the time the guest ran: no wall-clock time to show.
   showOutcome({ ...outcome, detail: outcome.detail.replace(/ · [0-9.]+ ms$/, '') + ' · under the debugger' });
   byId('dbg-status').textContent = event.kind === 'finished' ? 'The run finished.' : `The run failed: ${event.error.kind}.`;

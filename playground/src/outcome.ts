@@ -2,10 +2,12 @@
  * A run's outcome as the `sandboxd` CLI prints it (src/cli/run.ts): `[guest log] LINE` for each
  * logged line, then `result: I32(832040)` (values joined with `, `) or `ok (no return value)`,
  * `fuel consumed: N`, and `peak linear memory: N bytes` when memory grew; on failure
- * `sandboxd: <message>` (a trap's message goes on with its wasm backtrace).
+ * `sandboxd: <message>` (a trap's message goes on with its wasm backtrace). A WASI program's
+ * stdout and stderr come first, as written, and its exit code after them (`--wasi` prints
+ * the program's own output).
  */
 import { HostAbi, type LogSink, type RunOutput, SandboxError } from '../../src/index.js';
-import { InputError, parseSeed } from './args.js';
+import { InputError, parseSeed, splitArgs } from './args.js';
 import type { RunSettings } from './examples.js';
 
 /** What the outcome panel shows: the kind (`ok`, or the error's kind), the CLI's text, a detail line. */
@@ -15,33 +17,59 @@ export interface Outcome {
   readonly detail: string;
 }
 
-/** The host ABI the grants ask for, and the log sink when `host::log` is granted. */
-export function hostFor(settings: RunSettings): { host: HostAbi; logs: LogSink | null } {
+/** A WASI program's stdout and stderr, as text in the order written. */
+class ProgramOutput {
+  text = '';
+  private readonly decoder = new TextDecoder();
+  readonly write = (bytes: Uint8Array): void => {
+    this.text += this.decoder.decode(bytes, { stream: true });
+  };
+}
+
+/** What the grants give a run: the host ABI, `host::log`'s lines, a WASI program's output. */
+export interface Grants {
+  readonly host: HostAbi;
+  readonly logs: LogSink | null;
+  readonly program: ProgramOutput | null;
+}
+
+/** The host ABI the grants ask for (WASI's arguments after the program's name `program`). */
+export function hostFor(settings: RunSettings): Grants {
   let host = HostAbi.denyAll();
   let logs: LogSink | null = null;
+  let program: ProgramOutput | null = null;
   if (settings.log) ({ host, logs } = host.allowLog());
   if (settings.seed !== null) host = host.allowRandom(parseSeed(settings.seed));
-  return { host, logs };
+  if (settings.wasi !== null) {
+    program = new ProgramOutput();
+    host = host.allowWasi({ args: ['program', ...splitArgs(settings.wasi)], onStdout: program.write, onStderr: program.write }).host;
+  }
+  return { host, logs, program };
 }
 
-function logLines(logs: LogSink | null): string[] {
-  return logs === null ? [] : logs.lines.map((line) => `[guest log] ${line}`);
+/** What the guest wrote: its log lines, a WASI program's output. */
+function guestLines(grants: Grants | null): string[] {
+  const lines = grants?.logs?.lines.map((line) => `[guest log] ${line}`) ?? [];
+  const written = grants?.program?.text ?? '';
+  if (written !== '') lines.push(written.endsWith('\n') ? written.slice(0, -1) : written);
+  return lines;
 }
 
-export function succeeded(output: RunOutput, logs: LogSink | null, elapsedMs: number): Outcome {
-  const lines = logLines(logs);
-  lines.push(output.values.length === 0 ? 'ok (no return value)' : `result: ${output.values.map(String).join(', ')}`);
+export function succeeded(output: RunOutput, grants: Grants | null, elapsedMs: number): Outcome {
+  const lines = guestLines(grants);
+  if (grants?.program != null && output.values.length === 0) lines.push(`exit code: ${output.exitCode}`);
+  else lines.push(output.values.length === 0 ? 'ok (no return value)' : `result: ${output.values.map(String).join(', ')}`);
   lines.push(`fuel consumed: ${output.fuelConsumed}`);
   if (output.peakMemoryBytes > 0) lines.push(`peak linear memory: ${output.peakMemoryBytes} bytes`);
   return { kind: 'ok', text: lines.join('\n'), detail: `exit 0 · ${formatMs(elapsedMs)}` };
 }
 
-export function failed(error: unknown, logs: LogSink | null, elapsedMs: number | null): Outcome {
+export function failed(error: unknown, grants: Grants | null, elapsedMs: number | null): Outcome {
   if (error instanceof InputError) {
     return { kind: 'InputError', text: `sandboxd: error: ${error.message}`, detail: 'nothing ran' };
   }
   const e = error instanceof SandboxError ? error : SandboxError.host(`internal error: ${error instanceof Error ? error.message : String(error)}`);
-  const lines = logLines(logs);
+  const lines = guestLines(grants);
   lines.push(`sandboxd: ${e.message}`);
   const parts = [`exit ${e.exitCode}`];
   if (e.fuelConsumed > 0) parts.push(`${e.fuelConsumed} fuel consumed`);

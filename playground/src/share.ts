@@ -5,7 +5,8 @@
  *
  *     ?example=fib&invoke=fib&args=30&fuel=100000000&timeout=1000&memory=16&log=0&seed=&run
  *
- * (`seed=` empty: no `host::random`). Only what a link names replaces the example's settings.
+ * (`seed=` empty: no `host::random`; `wasi=1&wasiargs=a,b`: WASI granted, with those arguments). Only
+ * what a link names replaces the example's settings.
  * `run` runs it as the page opens (`run=profile`: with the profile and coverage).
  */
 import type { RunSettings } from './examples.js';
@@ -68,6 +69,8 @@ export async function shareUrl(base: string, module: ModuleRef, settings: RunSet
   // Both always, so that a link to an example says when its grants are off.
   q.set('log', settings.log ? '1' : '0');
   q.set('seed', settings.seed?.trim() ?? '');
+  q.set('wasi', settings.wasi === null ? '0' : '1');
+  if (settings.wasi !== null) q.set('wasiargs', settings.wasi.split(/[\s,]+/).filter((a) => a !== '').join(','));
   const url = new URL(base);
   // `run` alone reads better than `run=`.
   url.search = q.toString() + (autorun === null ? '' : autorun === 'run' ? '&run' : '&run=profile');
@@ -113,6 +116,7 @@ export async function readShared(search: string): Promise<SharedState> {
   if (q.has('log')) settings.log = q.get('log') !== '0';
   const seed = q.get('seed');
   if (seed !== null) settings.seed = seed.trim() === '' ? null : seed;
+  if (q.has('wasi')) settings.wasi = q.get('wasi') === '0' ? null : (q.get('wasiargs') ?? '').split(',').filter((a) => a !== '').join(' ');
   const run = q.get('run');
   const autorun = run === null ? null : run === 'profile' ? 'profile' : 'run';
   return { module, settings, autorun };
