@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflateRawSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { buildPlayground } from '../playground/build.js';
@@ -54,7 +55,8 @@ const TYPES: Record<string, string> = {
 
 /** A static server over `dir` on 127.0.0.1, a free port. */
 async function serve(dir: string): Promise<{ server: Server; base: string }> {
-  const server = createServer((req, res) => {
+  // Headers up to 1 MiB: a link may be long (Chromium takes URLs up to 2 MB; the deflate-bomb test sends 90 KB).
+  const server = createServer({ maxHeaderSize: 1 << 20 }, (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const file = normalize(join(dir, path === '/' ? 'index.html' : path));
     if (!file.startsWith(dir)) {
@@ -392,6 +394,17 @@ describe.skipIf(browser === null)(`the playground in Chromium${browser === null 
     // An untouched example is shared by name.
     const example = await open('?example=traps');
     expect(await share(example)).toContain('example=traps&invoke=div&args=1%2C0');
+  });
+
+  it('a link whose module inflates past 16 MiB (a deflate bomb) is refused, and the page goes on', async () => {
+    // 64 MiB of spaces deflate to about 64 KB: a link a few times smaller than what it would inflate to.
+    const bomb = deflateRawSync(Buffer.alloc(64 * 1024 * 1024, 0x20), { level: 9 }).toString('base64url');
+    const page = await open(`?code=${bomb}&invoke=fib&run`);
+    await kindIs(page, 'BadLink');
+    expect(await text(page, '#output')).toBe(`sandboxd: error: the link's module text (code=) cannot be read: the link's module inflates to more than ${16 * 1024 * 1024} bytes`);
+    // The page still works: the first example, ready to run.
+    await page.click('#run');
+    await kindIs(page, 'ok');
   });
 
   it('text typed in the editor compiles in the page (wabt in the browser), and errors show', async () => {

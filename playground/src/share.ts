@@ -48,8 +48,32 @@ export async function compress(bytes: Uint8Array): Promise<string> {
   return toBase64Url(await pipe(bytes, new CompressionStream('deflate-raw')));
 }
 
+/** The most a link's module may inflate to: a few kilobytes of link can deflate to gigabytes. */
+export const MAX_SHARED_BYTES = 16 * 1024 * 1024;
+
+/** A link's module, inflated a chunk at a time and refused past MAX_SHARED_BYTES. */
 export async function decompress(text: string): Promise<Uint8Array> {
-  return pipe(fromBase64Url(text), new DecompressionStream('deflate-raw'));
+  const inflated = new Blob([fromBase64Url(text) as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  const reader = inflated.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.length;
+    if (length > MAX_SHARED_BYTES) {
+      await reader.cancel();
+      throw new Error(`the link's module inflates to more than ${MAX_SHARED_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 /** The link for `module` and `settings` on the page at `base` (its query replaced). */
@@ -89,15 +113,15 @@ export async function readShared(search: string): Promise<SharedState> {
     let bytes: Uint8Array;
     try {
       bytes = await decompress(code);
-    } catch {
-      throw new Error('the link\'s module text (code=) is damaged: it does not decompress');
+    } catch (e) {
+      throw new Error(`the link's module text (code=) cannot be read: ${e instanceof Error ? e.message : String(e)}`);
     }
     module = { kind: 'text', text: new TextDecoder().decode(bytes) };
   } else if (wasm !== null) {
     try {
       module = { kind: 'binary', bytes: await decompress(wasm), name: q.get('name') ?? 'shared.wasm' };
-    } catch {
-      throw new Error('the link\'s binary module (wasm=) is damaged: it does not decompress');
+    } catch (e) {
+      throw new Error(`the link's binary module (wasm=) cannot be read: ${e instanceof Error ? e.message : String(e)}`);
     }
   } else if (example !== null) {
     module = { kind: 'example', id: example };
