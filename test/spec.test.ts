@@ -34,6 +34,15 @@ const SUITE3_FAILING: ReadonlyMap<string, string> = new Map([
   ['binary-leb128', 'a LEB128 longer than its section (3.0 reads it to the end first: "integer representation too long" / "integer too large")'],
 ]);
 
+/** The 3.0 scripts the engine runs whole: only the features it runs, not left out, none known to fail. */
+async function suite3Runnable(): Promise<SpecFile[]> {
+  const { notRunReason, PROFILES } = await import('./spec/suites.js');
+  const profile = PROFILES.wasm3;
+  return listSpecFiles(suite3).filter((f) =>
+    profile.scriptFeatures(f.name).every((feature) => SUITE3_FEATURES_RUN.has(feature))
+    && notRunReason(profile, f.name) === null && !SUITE3_FAILING.has(f.name));
+}
+
 /** The commands given as text (`module_type` `text`): the only ones the harness skips. */
 function textFormatCommands(files: readonly SpecFile[]): number {
   let count = 0;
@@ -75,13 +84,10 @@ describe.skipIf(!(suitePresent && suite3Present) && !suitesRequired())('the spec
   it('2.0, and the 3.0 scripts the engine runs (legacy, extra and threads too): the same results as the interpreter', async () => {
     expect(suitePresent && suite3Present, 'the suites are missing, and CI=true requires them').toBe(true);
     const { runSuite } = await import('./spec/harness.js');
-    const { notRunReason, PROFILES } = await import('./spec/suites.js');
+    const { PROFILES } = await import('./spec/suites.js');
     const eager = { jitThreshold: 0 };
     const wasm2 = runSuite(PROFILES.wasm2, listSpecFiles(suiteDir), eager);
-    const profile = PROFILES.wasm3;
-    const wasm3 = runSuite(profile, listSpecFiles(suite3).filter((f) =>
-      profile.scriptFeatures(f.name).every((feature) => SUITE3_FEATURES_RUN.has(feature))
-      && notRunReason(profile, f.name) === null && !SUITE3_FAILING.has(f.name)), eager);
+    const wasm3 = runSuite(PROFILES.wasm3, await suite3Runnable(), eager);
     const others = [
       runSuite(PROFILES['wasm3-extra'], listSpecFiles(join(suite3, 'extra')), eager),
       runSuite(PROFILES.legacy, listSpecFiles(join(suite3, 'legacy')), eager),
@@ -99,16 +105,10 @@ describe.skipIf(!(suitePresent && suite3Present) && !suitesRequired())('the spec
   it('2.0 and the 3.0 scripts the engine runs: every command passes, and every instantiation, start and invocation consumes the same fuel as without probes', async () => {
     expect(suitePresent && suite3Present, 'the suites are missing, and CI=true requires them').toBe(true);
     const { runSuite } = await import('./spec/harness.js');
-    const { notRunReason, PROFILES } = await import('./spec/suites.js');
-    const profile = PROFILES.wasm3;
+    const { PROFILES } = await import('./spec/suites.js');
     const runs = [
       { profile: PROFILES.wasm2, files: listSpecFiles(suiteDir) },
-      {
-        profile,
-        files: listSpecFiles(suite3).filter((f) =>
-          profile.scriptFeatures(f.name).every((feature) => SUITE3_FEATURES_RUN.has(feature))
-          && notRunReason(profile, f.name) === null && !SUITE3_FAILING.has(f.name)),
-      },
+      { profile: PROFILES.wasm3, files: await suite3Runnable() },
     ];
     for (const { profile: p, files } of runs) {
       const plainFuel: number[] = [];
