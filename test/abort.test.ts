@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
 import { failure } from './helpers/sandbox.js';
+import { giantModule } from './helpers/hostile.js';
 
 const SPIN = '(module (func (export "spin") (loop (br 0))))';
 const unbounded = new Limits({ fuel: 1e15, timeoutMs: 1e9 });
@@ -67,6 +68,18 @@ describe('RunOptions.signal', () => {
     const event = await debug.step();
     expect(event.kind).toBe('failed');
     if (event.kind === 'failed') expect(event.error.kind).toBe('Aborted');
+  });
+
+  it('ends a run still waiting for its module to be compiled with probes (coverage on a big module)', async () => {
+    const sandbox = Sandbox.denyAll();
+    const module = await sandbox.compile(giantModule(4_000, 1_500));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const t0 = performance.now();
+    const error = await failure(sandbox.run(module, 'f0', [Value.i32(1)], unbounded, { coverage: true, signal: controller.signal }));
+    expect(error.kind).toBe('Aborted');
+    // The probed compile of 6 MB takes far longer than this (about as long as the plain one).
+    expect(performance.now() - t0).toBeLessThan(300);
   });
 
   it('touches no other run, and an abort after the end changes nothing', async () => {

@@ -279,7 +279,7 @@ export class Sandbox {
     try {
       const lim = Limits.from(limits);
       let module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
-      if (options.coverage === true || options.trace != null) module = await this.probedVersion(module);
+      if (options.coverage === true || options.trace != null) module = await untilAborted(this.probedVersion(module), options.signal);
       const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
       const { value, fuelConsumed, ...observed } = await session.frame(async () => {
         await session.instantiate();
@@ -308,7 +308,8 @@ export class Sandbox {
   ): Promise<Debugger> {
     try {
       const lim = Limits.from(limits);
-      const module = await this.probedVersion(engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes)));
+      const plain = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
+      const module = await untilAborted(this.probedVersion(plain), options.signal);
       // A debugged run stays in the interpreter (a monitor keeps it there, whatever the tier).
       const session = new Session(module, this.host, lim, Infinity);
       return new Debugger(session, async (monitor) => {
@@ -365,6 +366,21 @@ export class Sandbox {
     }
     return probed;
   }
+}
+
+/**
+ * `promise`, or a SandboxError of kind Aborted as soon as `signal` aborts: compiling a module
+ * again with probes takes as long as compiling it, and a Stop must not wait for it. (The
+ * compilation goes on, for whoever else waits on it.)
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined || !(signal instanceof AbortSignal)) return promise;
+  if (signal.aborted) return Promise.reject(SandboxError.aborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(SandboxError.aborted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function compileError(e: unknown): SandboxError {
