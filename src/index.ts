@@ -29,6 +29,7 @@ export {
   type SandboxOptions,
   Value,
   formatFloatDebug,
+  resultLine,
   isSandboxError,
   type LimitsOptions,
   type ModuleExport,

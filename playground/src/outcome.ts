@@ -6,7 +6,7 @@
  * stdout and stderr come first, as written, and its exit code after them (`--wasi` prints
  * the program's own output).
  */
-import { HostAbi, type LogSink, type RunOutput, SandboxError } from '../../src/index.js';
+import { HostAbi, type LogSink, resultLine, type RunOutput, SandboxError } from '../../src/index.js';
 import { InputError, parseSeed, splitArgs } from './args.js';
 import type { RunSettings } from './examples.js';
 
@@ -58,7 +58,7 @@ function guestLines(grants: Grants | null): string[] {
 export function succeeded(output: RunOutput, grants: Grants | null, elapsedMs: number): Outcome {
   const lines = guestLines(grants);
   if (grants?.program != null && output.values.length === 0) lines.push(`exit code: ${output.exitCode}`);
-  else lines.push(output.values.length === 0 ? 'ok (no return value)' : `result: ${output.values.map(String).join(', ')}`);
+  else lines.push(resultLine(output.values));
   lines.push(`fuel consumed: ${output.fuelConsumed}`);
   if (output.peakMemoryBytes > 0) lines.push(`peak linear memory: ${output.peakMemoryBytes} bytes`);
   return { kind: 'ok', text: lines.join('\n'), detail: `exit 0 · ${formatMs(elapsedMs)}` };

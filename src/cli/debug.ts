@@ -5,6 +5,7 @@
  */
 import type { DebugEvent, DebugFrame, Debugger } from '../sandbox/debugger.js';
 import { SandboxError } from '../sandbox/errors.js';
+import { resultLine } from '../sandbox/value.js';
 
 export const DEBUG_HELP = `Commands (offsets are byte offsets in the module, as list and bt show them):
   break FUNC[+OFFSET]  break at a function (index, export or name) or one of its instructions (b)
@@ -138,8 +139,7 @@ function report(event: DebugEvent, io: DebugIo): void {
       return;
     }
     case 'finished': {
-      const values = event.output.values;
-      io.stdout(values.length === 0 ? 'finished: ok (no return value)' : `finished: result: ${values.map(String).join(', ')}`);
+      io.stdout(`finished: ${resultLine(event.output.values)}`);
       io.stdout(`fuel consumed: ${event.output.fuelConsumed}`);
       return;
     }

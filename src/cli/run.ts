@@ -20,6 +20,7 @@ import { HostAbi, type LogSink } from '../host/abi.js';
 import type { WasiOptions } from '../host/wasi/index.js';
 import { SandboxError } from '../sandbox/errors.js';
 import { Limits } from '../sandbox/limits.js';
+import { resultLine } from '../sandbox/value.js';
 import { type CompiledModule, type RunOutput, Sandbox } from '../sandbox/sandbox.js';
 import { debugSession } from './debug.js';
 import { HELP, USAGE, parseArgs, type CliOptions, type WasiCliOptions } from './args.js';
@@ -102,10 +103,10 @@ async function runModule(options: CliOptions, io: CliIo): Promise<number> {
 
     printLogs(logs, io);
     if (options.wasi !== null) {
-      if (output.values.length > 0) io.stdout(`result: ${output.values.map(String).join(', ')}`);
+      if (output.values.length > 0) io.stdout(resultLine(output.values));
       return Math.min(output.exitCode, 255);
     }
-    io.stdout(output.values.length === 0 ? 'ok (no return value)' : `result: ${output.values.map(String).join(', ')}`);
+    io.stdout(resultLine(output.values));
     io.stderr(`fuel consumed: ${output.fuelConsumed}`);
     if (output.peakMemoryBytes > 0) io.stderr(`peak linear memory: ${output.peakMemoryBytes} bytes`);
     return 0;

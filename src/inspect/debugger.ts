@@ -12,6 +12,7 @@
  */
 import type { Execution, InstructionMonitor } from '../interpreter/execution.js';
 import { functionAt } from '../interpreter/execution.js';
+import { ByteReader } from '../interpreter/reader.js';
 import type { WasmValue } from '../interpreter/values.js';
 import type { ProbedModule } from './probes.js';
 
@@ -46,16 +47,6 @@ export type StepMode =
 
 /** The opcode of call_indirect, which takes a table index besides the arguments (its immediate: a type index). */
 const CALL_INDIRECT = 0x11;
-
-/** The unsigned LEB128 at `at` (of a module that has been validated). */
-function readU32Leb(bytes: Uint8Array, at: number): number {
-  let value = 0;
-  for (let shift = 0; ; shift += 7) {
-    const b = bytes[at++]!;
-    value += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return value;
-  }
-}
 
 /** Frames shown at most; deeper ones are left out (a recursion thousands deep). */
 export const MAX_PAUSED_FRAMES = 100;
@@ -134,18 +125,13 @@ export class DebugMonitor implements InstructionMonitor {
     const store = ex.store;
     const here = probed.sites[site]!;
     const frames = [this.frame(here.funcIndex, here.offset, probed.stack(site, store, ex.s32, base), ex, base)];
-    for (let f = fsp; f >= 3 && frames.length < MAX_PAUSED_FRAMES; f -= 3) {
-      const returnPc = ex.frames[f - 3]!;
-      if (returnPc < 0) break;
-      const callerBase = ex.frames[f - 2]!;
-      const inst = store.instances[ex.frames[f - 1]!]!;
+    for (const caller of ex.callers(fsp)) {
       // A sandbox's guest is one instance; frames of any other module are not shown.
-      if (inst.module !== probed.module) break;
-      // A caller's position is the one after its call instruction: the call is the word before.
-      const call = functionAt(inst, returnPc - 1);
+      if (frames.length >= MAX_PAUSED_FRAMES || caller.inst.module !== probed.module) break;
+      const call = functionAt(caller.inst, caller.callPc);
       const callSite = probed.siteAt(call.funcIndex, call.offset);
-      const stack = callSite < 0 ? [] : probed.stack(callSite, store, ex.s32, callerBase);
-      frames.push(this.frame(call.funcIndex, call.offset, stack.slice(0, Math.max(0, stack.length - this.operandsOf(call.offset))), ex, callerBase));
+      const stack = callSite < 0 ? [] : probed.stack(callSite, store, ex.s32, caller.base);
+      frames.push(this.frame(call.funcIndex, call.offset, stack.slice(0, Math.max(0, stack.length - this.operandsOf(call.offset))), ex, caller.base));
     }
     return frames;
   }
@@ -158,7 +144,7 @@ export class DebugMonitor implements InstructionMonitor {
   private operandsOf(offset: number): number {
     const module = this.probed.module;
     const bytes = module.ir.bytes;
-    const index = readU32Leb(bytes, offset + 1);
+    const index = new ByteReader(bytes, offset + 1).u32();
     if (bytes[offset] === CALL_INDIRECT) return module.ir.types[index]!.params.length + 1;
     return module.funcTypes[index]!.params.length;
   }

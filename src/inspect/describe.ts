@@ -107,6 +107,12 @@ function featuresUsed(ir: ModuleIR, memories: ModuleDescription['memories'], tab
   return [...used].map(String).sort();
 }
 
+/** The index of the function exported as `name`, or else named `name` by the `name` section; undefined when none is. */
+export function functionNamed(ir: ModuleIR, name: string): number | undefined {
+  return ir.exports.find((e) => e.kind === 'func' && e.name === name)?.index
+    ?? [...ir.functionNames].find(([, n]) => n === name)?.[0];
+}
+
 /**
  * The instructions of function `index` (or of every defined function) with their byte offsets
  * in the module, indented by block nesting: `  0x62: i32.div_s`.

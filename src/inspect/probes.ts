@@ -14,6 +14,7 @@ import type { Store } from '../interpreter/store.js';
 import { disassembleInstructions } from '../interpreter/disassemble.js';
 import { isRefType, V128, type ValType, valueWords } from '../interpreter/types.js';
 import { WasmValue } from '../interpreter/values.js';
+import { frameName } from '../interpreter/errors.js';
 
 const readers = new WeakMap<EngineModule, ProbedModule>();
 
@@ -39,14 +40,10 @@ export class ProbedModule {
     return this.module.functions.probes;
   }
 
-  /** The function as a backtrace names it: `module!function`. */
+  /** The function as a backtrace names it: `module!function` (frameName). */
   qualifiedName(funcIndex: number): string {
-    return `${this.module.ir.moduleName ?? '<unknown>'}!${this.functionName(funcIndex)}`;
-  }
-
-  /** The function's name from the `name` section, or `<wasm function N>`. */
-  functionName(funcIndex: number): string {
-    return this.module.ir.functionNames.get(funcIndex) ?? `<wasm function ${funcIndex}>`;
+    const { functionNames, moduleName } = this.module.ir;
+    return frameName({ funcIndex, funcName: functionNames.get(funcIndex), moduleName: moduleName ?? undefined });
   }
 
   /** Whether `funcIndex` is a function the module defines (not an import). */

@@ -12,6 +12,7 @@
  */
 import type { Instance } from '../interpreter/instance.js';
 import { functionAt } from '../interpreter/execution.js';
+import { frameName } from '../interpreter/errors.js';
 
 /** One function's line of the profile. */
 export interface FunctionProfile {
@@ -76,8 +77,7 @@ export class FuelProfiler {
     const key = `${inst.id}:${frame.funcIndex}`;
     let child = node.children.get(key);
     if (child === undefined) {
-      const name = `${frame.moduleName ?? '<unknown>'}!${frame.funcName ?? `<wasm function ${frame.funcIndex}>`}`;
-      child = new PathNode(node, key, name, frame.funcIndex, node.depth + 1);
+      child = new PathNode(node, key, frameName(frame), frame.funcIndex, node.depth + 1);
       node.children.set(key, child);
     }
     return child;

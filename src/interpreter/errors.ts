@@ -125,7 +125,6 @@ export const TrapKind = {
 
 export type TrapKind = (typeof TrapKind)[keyof typeof TrapKind];
 
-/** A WebAssembly trap: execution stopped and cannot resume. */
 /** A frame of a backtrace: a function of an instance and where in the module it was. */
 export interface BacktraceFrame {
   readonly funcIndex: number;
@@ -139,6 +138,15 @@ export interface BacktraceFrame {
   readonly source?: { readonly file: string; readonly line: number; readonly column: number };
 }
 
+/**
+ * A frame's function as wasmtime names it in a backtrace, `module!function`: `<unknown>` for a
+ * module without a name, `<wasm function N>` for a function without one.
+ */
+export function frameName(frame: Pick<BacktraceFrame, 'funcIndex' | 'funcName' | 'moduleName'>): string {
+  return `${frame.moduleName ?? '<unknown>'}!${frame.funcName ?? `<wasm function ${frame.funcIndex}>`}`;
+}
+
+/** A WebAssembly trap: execution stopped and cannot resume. */
 export class Trap extends WasmError {
   /** Where the execution was when it trapped, innermost first (set by Execution.resume). */
   backtrace?: BacktraceFrame[];

@@ -105,6 +105,14 @@ export class Execution {
    * is made; null when nothing watches. A watched execution stays in the interpreter.
    */
   readonly monitor: InstructionMonitor | null;
+  /**
+   * Whether its functions may run in the JavaScript tier: the store uses it, and nothing
+   * watches the execution (a profile, a monitor), since only the interpreter tells them.
+   */
+  mayUseTier(): boolean {
+    return this.store.jitThreshold !== Infinity && this.profiler === null && this.monitor === null;
+  }
+
   /** A memory.atomic.wait is letting its timeout pass: pending, with no result to deliver. */
   private waiting = false;
   private waitOver = false;
@@ -465,17 +473,25 @@ export class Execution {
    */
   backtrace(): BacktraceFrame[] {
     const at = this.trapAt ?? (this.inst === null ? null : { pc: this.pc, fsp: this.fsp, inst: this.inst });
-    const out: BacktraceFrame[] = [];
-    if (at === null) return out;
-    let { pc, fsp, inst } = at;
-    // A caller's position is the one after its call instruction: the call is the word before.
-    for (let callee = true; ; callee = false) {
-      out.push(functionAt(inst, callee ? pc : pc - 1));
-      if (fsp < 3 || out.length > this.store.maxCallDepth) return out;
-      fsp -= 3;
-      pc = this.frames[fsp]!;
-      if (pc < 0) return out;
-      inst = this.store.instances[this.frames[fsp + 2]!]!;
+    if (at === null) return [];
+    const out = [functionAt(at.inst, at.pc)];
+    for (const caller of this.callers(at.fsp)) {
+      if (out.length > this.store.maxCallDepth) break;
+      out.push(functionAt(caller.inst, caller.callPc));
+    }
+    return out;
+  }
+
+  /**
+   * The callers of the frame whose record tops `frames` at `fsp`, innermost first: the position
+   * of each one's call instruction (its return position is the word after), its frame's base and
+   * its instance. The bottom frame's record (return position -1) ends them.
+   */
+  *callers(fsp: number): Generator<{ callPc: number; base: number; inst: Instance }> {
+    for (let f = fsp - 3; f >= 0; f -= 3) {
+      const returnPc = this.frames[f]!;
+      if (returnPc < 0) return;
+      yield { callPc: returnPc - 1, base: this.frames[f + 1]!, inst: this.store.instances[this.frames[f + 2]!]! };
     }
   }
 

@@ -116,7 +116,7 @@ export function runLoop(ex: Execution): Status {
  */
 function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const store = ex.store;
-  if (store.jitThreshold === Infinity || ex.profiler !== null || ex.monitor !== null) return null;
+  if (!ex.mayUseTier()) return null;
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
   const translated = translatedFunction(jit, ex.func.index, 1, store.jitThreshold);
@@ -180,9 +180,10 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
   let returnPc = 0;
   // The JavaScript tier (src/jit), when the store uses it: a loop header sets atLoop and
   // callIndex to its function and leaves the switch, as a call does, to enter translated code.
-  // A profiled execution (src/inspect) tells its profiler of every change of function, and stays here.
+  // A watched execution (a profile, a monitor: src/inspect) stays here; a profiled one tells
+  // its profiler of every change of function.
   const prof = ex.profiler;
-  const jit = store.jitThreshold === Infinity || prof !== null || ex.monitor !== null ? null : jitTableOf(inst.module);
+  const jit = ex.mayUseTier() ? jitTableOf(inst.module) : null;
   let atLoop = false;
   let clockAt = left - CLOCK_FUEL;
 

@@ -108,7 +108,8 @@ export interface CompileOptions {
   readonly canonicalNaNs?: boolean;
   /**
    * A probe before every instruction (Op.Probe), for the monitors that watch instructions
-   * (src/inspect: coverage, the trace). The same results and fuel; slower. Off by default.
+   * (src/inspect: coverage, the trace, the debugger). The same results and fuel; slower. Off by
+   * default.
    */
   readonly probes?: boolean;
 }

@@ -8,6 +8,7 @@
  */
 import { DebugMonitor, type PausedFrame, type StepMode } from '../inspect/debugger.js';
 import { ProbedModule } from '../inspect/probes.js';
+import { functionNamed } from '../inspect/describe.js';
 import { GuestMemory } from '../host/memory.js';
 import type { EngineMemory } from '../host/memory.js';
 import { isRefType, valTypeName } from '../interpreter/types.js';
@@ -205,13 +206,7 @@ export class Debugger {
 }
 
 function resolveFunction(probed: ProbedModule, func: number | string): number {
-  const ir = probed.module.ir;
-  let index: number | undefined;
-  if (typeof func === 'number') index = func;
-  else {
-    index = ir.exports.find((e) => e.kind === 'func' && e.name === func)?.index
-      ?? [...ir.functionNames].find(([, name]) => name === func)?.[0];
-  }
+  const index = typeof func === 'number' ? func : functionNamed(probed.module.ir, func);
   if (index === undefined || !probed.defines(index)) {
     throw new RangeError(`breakAt: the module defines no function ${typeof func === 'string' ? JSON.stringify(func) : func}`);
   }

@@ -6,7 +6,7 @@
  * are sandboxd's.
  */
 
-import type { BacktraceFrame } from '../interpreter/errors.js';
+import { type BacktraceFrame, frameName } from '../interpreter/errors.js';
 import type { Profile } from '../inspect/profile.js';
 import type { FunctionCoverage, TraceEntry } from '../inspect/monitors.js';
 
@@ -68,7 +68,7 @@ export function formatBacktrace(frames: readonly BacktraceFrame[]): string {
   const lines = frames.slice(0, MAX_PRINTED_FRAMES).map((f, i) => {
     const offset = `0x${f.offset.toString(16)}`.padStart(8);
     const at = f.source === undefined ? '' : ` at ${f.source.file}:${f.source.line}:${f.source.column}`;
-    return `  ${String(i).padStart(3)}: ${offset} - ${f.moduleName ?? '<unknown>'}!${f.funcName ?? `<wasm function ${f.funcIndex}>`}${at}`;
+    return `  ${String(i).padStart(3)}: ${offset} - ${frameName(f)}${at}`;
   });
   // A call stack exhausted is 20,000 frames deep: the message keeps the innermost ones.
   if (frames.length > MAX_PRINTED_FRAMES) lines.push(`  ... ${frames.length - MAX_PRINTED_FRAMES} more frames`);

@@ -27,7 +27,7 @@ import { Session, lineTableOf, type EngineModule, type Observations, type RunOpt
 import { toLcov } from '../inspect/lcov.js';
 import type { Profile } from '../inspect/profile.js';
 import type { FunctionCoverage, TraceEntry } from '../inspect/monitors.js';
-import { describe, disassemble, type ModuleDescription } from '../inspect/describe.js';
+import { describe, disassemble, functionNamed, type ModuleDescription } from '../inspect/describe.js';
 import { Value } from './value.js';
 import { toBinary } from './wat.js';
 import { Debugger } from './debugger.js';
@@ -121,9 +121,7 @@ export class CompiledModule {
   disassemble(func?: number | string): string {
     const inner = engineModules.get(this)!;
     if (typeof func !== 'string') return disassemble(inner, func);
-    const byExport = inner.ir.exports.find((e) => e.kind === 'func' && e.name === func);
-    const byName = [...inner.ir.functionNames].find(([, name]) => name === func);
-    const index = byExport?.index ?? byName?.[0];
+    const index = functionNamed(inner.ir, func);
     if (index === undefined) throw new RangeError(`disassemble: no function named ${JSON.stringify(func)}`);
     return disassemble(inner, index);
   }

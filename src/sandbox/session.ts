@@ -442,7 +442,7 @@ function withBacktrace(error: SandboxError, backtrace: SandboxError['backtrace']
   return error;
 }
 
-/** What a run or an instance call may ask for besides its results (docs/inspect.md). Each runs in the interpreter. */
+/** What a run or an instance call may ask for besides its results (docs/inspect.md). A profile, coverage or a trace keeps the run in the interpreter. */
 export interface RunOptions {
   /** The deterministic fuel profile (src/inspect/profile.ts), on the output or the error. */
   readonly profile?: boolean;

@@ -133,6 +133,11 @@ function describe(x: unknown): string {
 const F32_EXP_HIGH = Math.fround(1e16);
 const F32_EXP_LOW = Math.fround(1e-4);
 
+/** A run's results as sandboxd prints them: `result: I32(-5), I64(-5)`, or `ok (no return value)`. */
+export function resultLine(values: readonly Value[]): string {
+  return values.length === 0 ? 'ok (no return value)' : `result: ${values.map(String).join(', ')}`;
+}
+
 /**
  * Rust's `{:?}` for `f32`/`f64`: the shortest decimal that reads back as the same float, in
  * plain notation with at least one fractional digit (`1.0`, `0.1`, `1000000000000000.0`)
