@@ -29,7 +29,7 @@ import { ByteReader } from './reader.js';
 import {
   EXNREF, EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
   type FuncType, type GlobalType, type MemoryType, type ModuleIR, type TableType, type ValType, addressType,
-  isRefType, rowWords, valTypeName,
+  isRefType, rowWords, valTypeName, valueWords,
 } from './types.js';
 import {
   type BodyCounts, countInBodyInSteps, findMalformedBodyInSteps, prefixedOpcode, proposalHeapType, proposalType, unknownOpcode,
@@ -126,6 +126,8 @@ export interface CompiledFunctions {
    * laid out as FuncInfo says. One array, so a call reads them with one load of the array.
    */
   readonly info: Int32Array;
+  /** Per function index: the words of its results, which a return leaves at its frame's base (0 for imports). */
+  readonly resultWords: Int32Array;
   /**
    * Constant slots, as (frame word, low half, high half) triples: a function's entry writes
    * its constants into its frame, so that code inside loops reads them like locals.
@@ -206,6 +208,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
   const out = new CodeBuffer(ctx.ir.bytes.length);
   const total = ctx.funcTypes.length;
   const info = new Int32Array(total * FUNC_INFO_STRIDE).fill(-1);
+  const resultWords = new Int32Array(total);
   const constants: number[] = [];
   const translator = new FunctionTranslator(ctx, out);
   let budget = BYTES_PER_STEP;
@@ -234,6 +237,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
     }
     const frameSlots = translator.frameSlots;
     const at = index * FUNC_INFO_STRIDE;
+    for (const t of type.results) resultWords[index] += valueWords(t);
     info[at + FuncInfo.Entry] = entry;
     info[at + FuncInfo.ParamsEnd] = translator.paramWords;
     info[at + FuncInfo.LocalsEnd] = translator.localWords;
@@ -248,7 +252,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
   const code = yield* out.finishInSteps();
   const offsets = yield* translator.offsets.finishInSteps();
   return {
-    code, info, constants: new Int32Array(constants),
+    code, info, resultWords, constants: new Int32Array(constants),
     handlers: new Int32Array(translator.handlers), catches: new Int32Array(translator.catches),
     offsets,
     probes: translator.probeSites,

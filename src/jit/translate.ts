@@ -12,8 +12,9 @@
  * docs/jit.md has the threat model; test/jit-security.test.ts scans what comes out.
  *
  * The shape of a translated function: `(ex, base, pc, fsp, n)` — the execution, the frame's
- * base, where to start (the function's entry or one of its loop headers), the frame array's
- * top, and how many translated calls deep it is on the JavaScript stack. The code is split at
+ * base, where to start (the function's entry or one of its loop headers; FRESH_ENTRY from a
+ * translated caller, which leaves the frame's setup to it), the frame array's top, and how many
+ * translated calls deep it is on the JavaScript stack. The code is split at
  * every branch target and loop header into numbered blocks, run by `for (;;) switch (blk)`;
  * straight-line code falls from one block into the next. It answers:
  *
@@ -43,6 +44,15 @@ export const MAX_TRANSLATED_WORDS = 12_000;
  * optimised).
  */
 export const MAX_SOURCE_CHARS = 72_000;
+/**
+ * The `pc` a translated caller enters a translated callee with: at its entry, its locals not
+ * yet zeroed nor its constant slots written in the array. The callee does that itself, for
+ * the words it keeps in the array only (its variables start at zero): most calls then write
+ * nothing but their arguments. The interpreter, which readies every frame it enters, passes
+ * the entry's own position instead.
+ */
+export const FRESH_ENTRY = -1;
+
 /** Translated calls nest at most this deep on the JavaScript stack; deeper, the interpreter makes the call. */
 export const MAX_NESTING = 64;
 
@@ -121,7 +131,8 @@ function targetsAt(code: Int32Array, pc: number): number[] {
 
 /**
  * Readies the frame of a call to `callee` at `cb`, as the dispatch loop's call does: locals
- * zeroed, constant slots written — with the numbers in place, the callee being known.
+ * zeroed, constant slots written — with the numbers in place, the callee being known. Only
+ * where a translated call leaves the callee's entry to the interpreter (a pause there).
  */
 function frameSetup(fns: CompiledFunctions, callee: number): string {
   const at = callee * FUNC_INFO_STRIDE;
@@ -318,6 +329,35 @@ class WordPromotion {
     return { ints: [...ints].sort((a, b) => a - b), pairs: [...pairs].sort((a, b) => a - b) };
   }
 
+  /**
+   * A frame's setup at its entry, from a caller that left it to the function (FRESH_ENTRY):
+   * locals `[from, to)` zeroed and the constant words written — into the variables where
+   * `inVariables` and the word has one (declared zero, so a local needs nothing), into the
+   * array for the rest. `load`: the words written to the array that a double holds.
+   */
+  freshFrame(from: number, to: number, constantWords: ReadonlyArray<readonly [number, number]>, inVariables: boolean): { setup: string; load: number[] } {
+    const parts: string[] = [];
+    const load: number[] = [];
+    const held = (w: number): boolean => inVariables && (this.ints.has(w) || this.inDouble(w));
+    for (let w = from; w < to; w++) {
+      if (held(w)) continue;
+      let end = w + 1;
+      while (end < to && !held(end)) end++;
+      if (end - w <= 4) for (let k = w; k < end; k++) parts.push(`S32[base + ${num(k)}] = 0;`);
+      else parts.push(`for (let w = base + ${num(w)}; w < base + ${num(end)}; w++) S32[w] = 0;`);
+      w = end - 1;
+    }
+    for (const [w, value] of constantWords) {
+      if (inVariables && this.ints.has(w)) {
+        parts.push(`w${num(w)} = ${num(value)};`);
+      } else {
+        parts.push(`S32[base + ${num(w)}] = ${num(value)};`);
+        if (inVariables && this.inDouble(w)) load.push(w);
+      }
+    }
+    return { setup: parts.join(' '), load };
+  }
+
   /** Loads of what holds `words` (at an entry: what is live there). */
   loadOnly(words: Iterable<number>): string {
     return this.load([...words]);
@@ -380,6 +420,17 @@ function callEnd(text: string, from: number): number {
     else if (text[i] === ')' && --depth === 0) return i + 1;
   }
   return -1;
+}
+
+/**
+ * The `count` words from `from`. A direct call stores only its arguments and loads only its
+ * results: whatever this frame holds above them is dead at the call (the operand stack ends
+ * with the arguments, and the callee's frame overwrites what lies above).
+ */
+function span(from: number, count: number): number[] {
+  const words: number[] = [];
+  for (let w = from; w < from + count; w++) words.push(w);
+  return words;
 }
 
 /** Markers the first pass leaves for the second (WordPromotion): where to store and load which words. */
@@ -505,16 +556,17 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
         const argBase = code[pc + 2]!;
         const calleeAt = callee * FUNC_INFO_STRIDE;
         const calleeEntry = num(info[calleeAt + FuncInfo.Entry]!);
+        const setup = frameSetup(fns, callee);
         lines.push(
           `{ const fn = fns[${num(callee)}] ?? table.translateCallee(${num(callee)}), cb = ${num(argBase)} + base;`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
-          + ` left -= ${num(code[pc + 3]!)}; ${storeFrom(argBase)}`
-          + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId; ${frameSetup(fns, callee)}`
-          + ` if (--left <= 0) { ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` if (left < clockAt) { clockAt = left - ${num(CLOCK_FUEL)}; if (now() >= ex.sliceDeadline) { ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 4; below = ${num(argBase)}; blk = ${leave}; continue; } }`
-          + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${calleeEntry}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
+          + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!))}`
+          + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
+          + ` if (--left <= 0) { ${setup} ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` if (left < clockAt) { clockAt = left - ${num(CLOCK_FUEL)}; if (now() >= ex.sliceDeadline) { ${setup} ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 4; below = ${num(argBase)}; blk = ${leave}; continue; } }`
+          + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
           + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
+          + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadWords(span(argBase, fns.resultWords[callee]!))} }`,
         );
         break;
       }
@@ -526,11 +578,11 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
           + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base, ia = fi * ${num(FUNC_INFO_STRIDE)};`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} frames[fsp] = ${num(pc + 6)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
+          + ' if (--left <= 0) {'
           + ` for (let w = cb + info[ia + ${num(FuncInfo.ParamsEnd)}], e = cb + info[ia + ${num(FuncInfo.LocalsEnd)}]; w < e; w++) S32[w] = 0;`
           + ` for (let c = info[ia + ${num(FuncInfo.ConstsStart)}], e = info[ia + ${num(FuncInfo.ConstsEnd)}]; c < e; c += 3) { S32[cb + constants[c]] = constants[c + 1]; S32[cb + constants[c] + 1] = constants[c + 2]; }`
-          + ` const calleeEntry = info[ia];`
-          + ` if (--left <= 0) { ex.pc = calleeEntry; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ' ex.jitLeft = left; calling = true; const r = fn(ex, cb, calleeEntry, fsp + 3, n + 1); calling = false; left = ex.jitLeft;'
+          + ` ex.pc = info[ia]; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
           + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
         );
@@ -575,18 +627,31 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   out.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0;`);
   out.push(words.declarations());
   // At the function's entry only its parameters and constant slots hold anything (locals are
-  // zero, like the variables); at a loop header, any word may.
-  const atEntry: number[] = [];
-  for (let w = 0; w < info[at + FuncInfo.ParamsEnd]!; w++) atEntry.push(w);
-  for (let c = info[at + FuncInfo.ConstsStart]!, e = info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) atEntry.push(fns.constants[c]!, fns.constants[c]! + 1);
+  // zero, like the variables); at a loop header, any word may. From a translated caller
+  // (FRESH_ENTRY), the frame's setup is this function's: the words it keeps in the array.
+  const paramsEnd = info[at + FuncInfo.ParamsEnd]!;
+  const constantWords: Array<[number, number]> = [];
+  for (let c = info[at + FuncInfo.ConstsStart]!, e = info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) {
+    constantWords.push([fns.constants[c]!, fns.constants[c + 1]!], [fns.constants[c]! + 1, fns.constants[c + 2]!]);
+  }
+  const params: number[] = [];
+  for (let w = 0; w < paramsEnd; w++) params.push(w);
   out.push('switch (pc) {');
+  out.push(`case ${num(FRESH_ENTRY)}:`);
   for (const pc of new Set(entries)) out.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
   out.push("default: throw new Error('internal error: no entry at ' + pc);");
   out.push('}');
-  // (When the body starts with a loop, its header is the entry too: the interpreter may enter
-  // there after a pause, with any word live.)
-  if (code[entry] === Op.Loop) out.push(words.load());
-  else out.push(`if (pc === ${num(entry)}) { ${words.loadOnly(atEntry)} } else { ${words.load()} }`);
+  if (code[entry] === Op.Loop) {
+    // The body starts with a loop, whose header is the entry too: the interpreter may enter
+    // there after a pause, with any word live. A fresh entry readies the whole frame first.
+    const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, false);
+    out.push(`if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} } ${words.load()}`);
+  } else {
+    const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, true);
+    const constants = constantWords.map(([w]) => w);
+    out.push(`if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} ${words.loadOnly([...params, ...fresh.load])} }`
+      + ` else if (pc === ${num(entry)}) { ${words.loadOnly([...params, ...constants])} } else { ${words.load()} }`);
+  }
   out.push('try { for (;;) { switch (blk) {');
   for (const [i, line] of lines.entries()) {
     if (i % STEP === STEP - 1) yield;
