@@ -73,8 +73,15 @@ export class Execution {
   memoryIndex = 0;
   /** The slice's fuel left, handed to and from translated code (src/jit), which counts it as the dispatch loop does. */
   jitLeft = 0;
-  /** Not yet started: its function may enter the JavaScript tier at its entry (runLoop). */
-  atEntry = false;
+  /**
+   * The interpreter may go back into the JavaScript tier at `pc` (runLoop) or at the next
+   * return (runStretch): the execution has not started yet, or translated code has just left
+   * it one instruction (a host call, memory.grow, a call it could not make, a callee's
+   * return) or a paused callee's entry, after which the function's translation can go on.
+   * Without this, a loop left mid-body would go on in the interpreter until it ended: its
+   * back-edges skip the header, where the tier is entered.
+   */
+  rejoin = false;
   /**
    * Set when the execution paused because a function it was about to enter had just been
    * translated (src/jit): its pace is about to change, and the driver should measure it anew.
@@ -162,7 +169,7 @@ export class Execution {
     this.fsp = 3;
     if (func.instance !== null) {
       this.prepareFrame(func.instance, func.index, 0);
-      this.atEntry = true;
+      this.rejoin = true;
     }
     store.fuel -= ENTRY_FUEL;
   }
@@ -550,15 +557,8 @@ export function invokeSync(store: Store, func: FuncRef, args: readonly WasmValue
 /** The function of `inst` whose code holds position `pc`, and the module offset it came from. */
 export function functionAt(inst: Instance, pc: number): BacktraceFrame {
   const module = inst.module;
-  const { info, offsets } = module.functions;
-  // Functions' code lies in index order: the last defined function starting at or before pc.
-  let lo = module.numImportedFuncs;
-  let hi = info.length / FUNC_INFO_STRIDE - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (info[mid * FUNC_INFO_STRIDE + FuncInfo.Entry]! <= pc) lo = mid;
-    else hi = mid - 1;
-  }
+  const offsets = module.functions.offsets;
+  const lo = module.functionIndexAt(pc);
   // The last (code position, offset) pair at or before pc.
   let a = 0;
   let b = offsets.length / 2 - 1;

@@ -23,6 +23,7 @@ import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
 import { LOOP_HEAT } from '../jit/policy.js';
 import { jitTableOf, translatedFunction } from '../jit/tier.js';
+import { EXIT, NO_ENTRY, OUT_OF_TIME, PAUSE } from '../jit/translate.js';
 import { CLOCK_FUEL } from '../jit/translate.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
@@ -91,15 +92,17 @@ function pauseOrRunOut(fuel: number): 'paused' {
 export function runLoop(ex: Execution): Status {
   const store = ex.store;
   const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
-  if (ex.atEntry) {
-    // The function the execution was made for enters the JavaScript tier here, as a callee
-    // does at the call instruction.
-    ex.atEntry = false;
-    const status = startTranslated(ex, checkpoint);
-    if (status !== null) return status;
-    if (ex.meter.due) return 'paused';
-  }
   for (;;) {
+    if (ex.rejoin) {
+      // Back into the JavaScript tier where the interpreter stands, if its function is
+      // translated (Execution.rejoin): the execution's own function at its start, as a callee
+      // is entered at the call instruction; a paused callee's entry; after an instruction
+      // translated code left to the interpreter.
+      ex.rejoin = false;
+      const status = startTranslated(ex, checkpoint);
+      if (status !== null) return status;
+      if (ex.meter.due) return 'paused';
+    }
     const status = runStretch(ex, checkpoint);
     if (status !== SWITCH) return status;
     // Much bulk work since the last pause, or an instruction left to finish in pieces: pause,
@@ -109,17 +112,18 @@ export function runLoop(ex: Execution): Status {
 }
 
 /**
- * Runs the execution's own function in the JavaScript tier from its entry, when the store uses
- * the tier and the function is (or now gets) translated. Returns null for the interpreter to go
- * on from `ex.pc` (nothing translated, or the translated code left the rest to it), or the
- * status when the execution paused at a callee's entry.
+ * Runs the function the execution stands in (at its entry, or at a point where a translated
+ * function can be entered) in the JavaScript tier, when the store uses the tier and the
+ * function is (or now gets) translated. Returns null for the interpreter to go on from `ex.pc`
+ * (nothing translated, or the translated code left the rest to it), or the status when the
+ * execution paused.
  */
 function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const store = ex.store;
-  if (!ex.mayUseTier()) return null;
+  if (!ex.mayUseTier() || ex.memoryIndex !== 0) return null;
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
-  const translated = translatedFunction(jit, ex.func.index, 1, store.jitThreshold);
+  const translated = translatedFunction(jit, ex.inst!.module.functionIndexAt(ex.pc), 1, store.jitThreshold);
   if (translated === null) return null;
   if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
     // Just translated: as in runStretch, pause before running the new code (ex is at the entry).
@@ -133,12 +137,24 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   } finally {
     store.fuel = checkpoint + ex.jitLeft;
   }
-  if (answer === 2) return pauseOrRunOut(store.fuel);
-  return answer === 4 ? 'paused' : null;
+  if (answer === NO_ENTRY) return null;
+  jit.rejoined++;
+  if (answer === EXIT || answer === PAUSE) ex.rejoin = true;
+  if (answer === PAUSE) return pauseOrRunOut(store.fuel);
+  return answer === OUT_OF_TIME ? 'paused' : null;
 }
 
 /** runStretch's answer when something it holds constant has changed: call it again. */
 const SWITCH = 'switch';
+
+/**
+ * Why the dispatch loop left its switch for the entering code at its end: a call (the callee's
+ * frame is set up there), a loop header, or a return into a function that translated code had
+ * left (Execution.rejoin).
+ */
+const ENTER_CALL = 0;
+const ENTER_LOOP = 1;
+const ENTER_AFTER_EXIT = 2;
 
 /**
  * The dispatch loop proper, for one stretch of execution in which its context does not
@@ -178,13 +194,14 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
   let callIndex = 0;
   let callBase = 0;
   let returnPc = 0;
-  // The JavaScript tier (src/jit), when the store uses it: a loop header sets atLoop and
-  // callIndex to its function and leaves the switch, as a call does, to enter translated code.
+  // The JavaScript tier (src/jit), when the store uses it: a loop header sets `entering` and
+  // callIndex to its function and leaves the switch, as a call does, to enter translated code;
+  // so does a return into a function the tier had left (Execution.rejoin).
   // A watched execution (a profile, a monitor: src/inspect) stays here; a profiled one tells
   // its profiler of every change of function.
   const prof = ex.profiler;
   const jit = ex.mayUseTier() ? jitTableOf(inst.module) : null;
-  let atLoop = false;
+  let entering = ENTER_CALL;
   let clockAt = left - CLOCK_FUEL;
 
   try {
@@ -255,7 +272,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           }
           if (jit !== null || left < clockAt) {
             callIndex = code[pc + 1]!;
-            atLoop = true;
+            entering = ENTER_LOOP;
             break;
           }
           pc += 2;
@@ -325,6 +342,16 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
             ex.fsp = fsp;
             ex.inst = store.instances[id]!;
             return SWITCH;
+          }
+          if (ex.rejoin) {
+            // The callee left its return to the interpreter, or was left the call: the caller
+            // goes on in the tier from here if it is translated (Execution.rejoin).
+            ex.rejoin = false;
+            if (jit !== null) {
+              callIndex = inst.module.functionIndexAt(pc);
+              entering = ENTER_AFTER_EXIT;
+              break;
+            }
           }
           continue;
         }
@@ -1246,15 +1273,16 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       }
 
       // ---- entering a WebAssembly function (the call instructions get here) ----------
-      const fromLoop = atLoop;
-      atLoop = false;
-      if (!fromLoop) {
+      const mode = entering;
+      entering = ENTER_CALL;
+      if (mode === ENTER_CALL) {
       const at = callIndex << 3; // FUNC_INFO_STRIDE
       if (callBase + info[at + 6]! > s32.length || fsp === frames.length) {
         // The value stack or the frame array must grow first, or the frame is a large one
         // (FuncInfo.FastFrameEnd).
         ex.enterFunction(inst, callIndex, callBase, returnPc, base, fsp);
         if (prof !== null) prof.enter(ex.fsp / 3, inst, ex.pc, checkpoint + left);
+        if (jit !== null) ex.rejoin = true; // the callee may be translated
         return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
       }
       frames[fsp] = returnPc;
@@ -1276,6 +1304,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         ex.base = base;
         ex.fsp = fsp;
         ex.inst = inst;
+        if (jit !== null) ex.rejoin = true; // the callee may be translated
         return pauseOrRunOut(checkpoint + left);
       }
       }
@@ -1296,13 +1325,15 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         }
       }
       if (jit === null) {
-        if (fromLoop) pc += 2;
+        if (mode === ENTER_LOOP) pc += 2;
         continue;
       }
       const translatedBefore = jit.translated;
-      const translated = translatedFunction(jit, callIndex, fromLoop ? LOOP_HEAT : 1, store.jitThreshold);
+      const translated = mode === ENTER_AFTER_EXIT
+        ? jit.fns[callIndex] ?? null
+        : translatedFunction(jit, callIndex, mode === ENTER_LOOP ? LOOP_HEAT : 1, store.jitThreshold);
       if (translated === null) {
-        if (fromLoop) pc += 2;
+        if (mode === ENTER_LOOP) pc += 2;
         continue;
       }
       if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
@@ -1325,12 +1356,22 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       } finally {
         left = ex.jitLeft;
       }
+      if (answer === NO_ENTRY) continue; // (pc, base, fsp are as they were)
+      if (mode === ENTER_AFTER_EXIT) jit.rejoined++;
       pc = ex.pc;
       base = ex.base;
       fsp = ex.fsp;
-      if (answer === 1) continue; // EXIT: the interpreter goes on from ex.pc
-      if (answer === 2) return pauseOrRunOut(checkpoint + left); // PAUSE at a callee's entry
-      if (answer === 4) return 'paused'; // OUT_OF_TIME, at a loop header
+      if (answer === EXIT) {
+        // The interpreter goes on from ex.pc; back into the tier after that instruction.
+        ex.rejoin = true;
+        continue;
+      }
+      if (answer === PAUSE) {
+        // At a callee's entry: it enters the tier when the execution resumes.
+        ex.rejoin = true;
+        return pauseOrRunOut(checkpoint + left);
+      }
+      if (answer === OUT_OF_TIME) return 'paused'; // at a loop header
       return SWITCH; // bulk work left in pieces
     }
   } catch (error) {

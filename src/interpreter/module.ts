@@ -3,7 +3,7 @@
  * instantiated any number of times, in any store.
  */
 import type { JitTable } from '../jit/tier.js';
-import { compileFunctionsInSteps, type CompiledFunctions, type ModuleContext } from './compiler.js';
+import { compileFunctionsInSteps, type CompiledFunctions, FUNC_INFO_STRIDE, FuncInfo, type ModuleContext } from './compiler.js';
 import { ALL_FEATURES, type FeatureSet } from './features.js';
 import { runSteps, type Steps } from './steps.js';
 import { signatureKey } from './store.js';
@@ -41,6 +41,20 @@ export class CompiledModule {
     this.numImportedTables = layout.tables.length - ir.tables.length;
     this.numImportedGlobals = layout.globals.length - ir.globals.length;
     this.typeKeys = ir.types.map(signatureKey);
+  }
+
+  /** The index of the function whose code holds position `pc`. */
+  functionIndexAt(pc: number): number {
+    const info = this.functions.info;
+    // Functions' code lies in index order: the last defined function starting at or before pc.
+    let lo = this.numImportedFuncs;
+    let hi = info.length / FUNC_INFO_STRIDE - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (info[mid * FUNC_INFO_STRIDE + FuncInfo.Entry]! <= pc) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   /** Compiles a decoded and validated module, in steps (compileFunctionsInSteps). */

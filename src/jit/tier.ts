@@ -15,7 +15,7 @@
  * `jitSupported()` is false and every function stays in the interpreter.
  */
 import type { CompiledFunctions } from '../interpreter/compiler.js';
-import { FUNC_INFO_STRIDE } from '../interpreter/compiler.js';
+import { FUNC_INFO_STRIDE, FuncInfo, writeFrameConstants } from '../interpreter/compiler.js';
 import { Trap, TrapKind } from '../interpreter/errors.js';
 import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
@@ -46,6 +46,11 @@ export class JitTable {
   readonly heat: Int32Array;
   /** How many functions were translated, and the milliseconds it took (for the bench and tests). */
   translated = 0;
+  /**
+   * How many times an execution went back into translated code where the interpreter stood:
+   * at its start, or after doing what the tier had left it (Execution.rejoin; for tests).
+   */
+  rejoined = 0;
   translateMs = 0;
   /** Not before this (performance.now()) does a translation under way take its next step. */
   translateAgainAt = 0;
@@ -98,6 +103,18 @@ export class JitTable {
     this.fns[index] = fn;
     this.translateMs += performance.now() - started;
     return fn;
+  }
+
+  /**
+   * Readies function `index`'s frame at `base` as the dispatch loop's call does — locals zeroed,
+   * constant slots written — for a translated function entered fresh whose own setup would be
+   * long to write out (translate.ts, freshFrame).
+   */
+  readyFrame(s32: Int32Array, base: number, index: number): void {
+    const at = index * FUNC_INFO_STRIDE;
+    const info = this.functions.info;
+    s32.fill(0, base + info[at + FuncInfo.ParamsEnd]!, base + info[at + FuncInfo.LocalsEnd]!);
+    writeFrameConstants(s32, base, this.functions, index);
   }
 }
 

@@ -24,7 +24,13 @@
  *   point whose slice is spent (the interpreter then pauses or runs out, as it would have);
  * - 2 (PAUSE): a call's entry found the slice spent; the interpreter pauses there;
  * - 3 (SWITCH): a bulk instruction left work to do in pieces; the interpreter pauses after it;
- * - 4 (OUT_OF_TIME): the slice's time (ex.sliceDeadline) has passed; paused at a loop header.
+ * - 4 (OUT_OF_TIME): the slice's time (ex.sliceDeadline) has passed; paused at a loop header;
+ * - 5 (NO_ENTRY): `pc` is not one of its entries; it did nothing.
+ *
+ * Its entries: the function's entry, its loop headers, and the instruction after each call
+ * (host calls included) and memory.grow, so that the interpreter can hand the rest of the
+ * function back after doing one of those (Execution.rejoin). Not after UseMemory, whose memory
+ * choice lives in the execution (ex.memoryIndex) for the one instruction that follows.
  *
  * Every frame it enters is pushed on the execution's frame array as the interpreter pushes
  * it, so an exit anywhere leaves the interpreter a complete stack: nothing is rewound.
@@ -37,13 +43,17 @@ import { BRANCH_OPS, DATA_OPS } from './templates.generated.js';
 export const MAX_TRANSLATED_WORDS = 12_000;
 /**
  * Nor is a function translated whose JavaScript would be longer than this (characters): V8
- * optimises no function of more than about 60 KB of bytecode, and such a function, left in
- * V8's baseline tiers, ran slower than the interpreter (a formatter of the bench, dprint-json,
- * took 2.9 s with every function translated, 0.8 s with those up to 64,000, 72,000 or 80,000
- * characters, 0.93 s interpreted; the f64 kernel's largest function, 64,500 characters, is
- * optimised).
+ * optimises no function of more than 61,440 bytes of bytecode (`--max-optimized-bytecode-size`,
+ * V8 11.3), and such a function, left in V8's baseline tiers, ran slower than the interpreter —
+ * up to 18 times (the f64 kernel's function at 68,343 characters, 61,842 bytes: 1.58 s a run
+ * instead of 85 ms). Translations ran to 0.44–0.88 bytes of bytecode per character
+ * (`node --print-bytecode`, every function over 15,000 characters of the bench's kernels and
+ * programs, 2026-12-01; 0.93 for a denser form of f64's since rewritten), so this limit keeps
+ * them under V8's with a margin.
  */
-export const MAX_SOURCE_CHARS = 72_000;
+export const MAX_SOURCE_CHARS = 64_000;
+/** A fresh entry's frame setup longer than this (characters) is left to a helper (freshFrame). */
+const MAX_FRAME_SETUP_CHARS = 300;
 /**
  * The `pc` a translated caller enters a translated callee with: at its entry, its locals not
  * yet zeroed nor its constant slots written in the array. The callee does that itself, for
@@ -61,6 +71,8 @@ export const EXIT = 1;
 export const PAUSE = 2;
 export const SWITCH = 3;
 export const OUT_OF_TIME = 4;
+/** `pc` is not a point where the function can be entered: nothing was done (the interpreter goes on). */
+export const NO_ENTRY = 5;
 /**
  * Fuel between two looks at the clock, at loop headers and calls (ex.sliceDeadline): a tenth
  * of a millisecond at full speed, a millisecond or so in code V8 has not optimised yet.
@@ -90,6 +102,24 @@ const BULK: ReadonlyMap<number, { size: number; reads: readonly number[]; writes
   [Op.MemoryCopy, { size: 6, reads: [1, 2, 3], writes: [] }],
   [Op.MemoryFill, { size: 5, reads: [1, 2, 3], writes: [] }],
 ]);
+
+/** Bits of a double, for doubleLiteral. */
+const BITS = new DataView(new ArrayBuffer(8));
+
+/**
+ * The double whose bits are `lo` and `hi`, as source text, or null when it has none that
+ * gives those bits back (NaN, the infinities). JavaScript prints a finite number as the
+ * shortest digits that read back as the same double; -0 is the one whose sign `String` drops.
+ */
+function doubleLiteral(lo: number, hi: number): string | null {
+  BITS.setInt32(0, lo, true);
+  BITS.setInt32(4, hi, true);
+  const value = BITS.getFloat64(0, true);
+  if (!Number.isFinite(value)) return null;
+  const text = Object.is(value, -0) ? '-0' : String(value);
+  if (!/^-?\d+(\.\d+)?(e[+-]\d+)?$/.test(text)) throw new Error('internal error: a double printed as something else');
+  return text;
+}
 
 /** An integer, as source text; anything else is a bug in the caller, never printed. */
 function num(value: number): string {
@@ -149,13 +179,25 @@ function frameSetup(fns: CompiledFunctions, callee: number): string {
 }
 
 /**
+ * A memory access's effective address as the templates compute it, its operands put in —
+ * `((slot + addend) >>> 0) + (offset >>> 0)` — written shorter where the numbers allow: the
+ * size of a function's source decides whether V8 optimises it (MAX_SOURCE_CHARS).
+ */
+const EFFECTIVE_ADDRESS = /\(\((s32\[base \+ \d+\]) \+ (-?\d+)\) >>> 0\) \+ \((-?\d+) >>> 0\)/g;
+
+/**
  * A template with its operands put in — `code[pc + K]` becomes operand K, `code[pc]` the
  * opcode — and its frame addresses folded to `base + K`.
  */
 function fill(template: string, code: Int32Array, pc: number): string {
   let text = template
     .replace(/code\[pc \+ (\d+)\]/g, (_, k: string) => num(code[pc + Number(k)]!))
-    .replace(/code\[pc\]/g, () => num(code[pc]!));
+    .replace(/code\[pc\]/g, () => num(code[pc]!))
+    .replace(EFFECTIVE_ADDRESS, (_, slot: string, add: string, offset: string) => {
+      const address = Number(add) === 0 ? `(${slot} >>> 0)` : `((${slot} + ${add}) >>> 0)`;
+      const unsigned = Number(offset) >>> 0;
+      return unsigned === 0 ? address : `${address} + ${num(unsigned)}`;
+    });
   for (;;) {
     const folded = text
       .replace(/\(base \+ (\d+)\) \+ (\d+)/g, (_, k: string, j: string) => `base + ${num(Number(k) + Number(j))}`)
@@ -212,6 +254,7 @@ class WordPromotion {
     const copy = COPY.exec(line);
     if (copy !== null && wholeSlot(copy)) this.copies.push([Number(copy[1]), Number(copy[2])]);
     const other = line
+      .replace(CONST_PAIR, (all, ...m: string[]) => (constantDouble([all, ...m.slice(0, 4)]) !== null ? '' : all))
       .replace(COPY, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 4)]) ? '' : all))
       .replace(SLOT_LOAD, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all))
       .replace(SLOT_STORE, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all))
@@ -261,6 +304,10 @@ class WordPromotion {
     // A double's slot moved whole: a copy between two doubles is an assignment; a load or a
     // store of the slot reads or writes its 8 bytes as one (DataView keeps a NaN's bits).
     line = line
+      .replace(CONST_PAIR, (all, d: string, lo: string, d1: string, hi: string) => {
+        const literal = constantDouble([all, d, lo, d1, hi]);
+        return literal !== null && this.doubles.has(Number(d)) ? `d${d} = ${literal};` : all;
+      })
       .replace(COPY, (all, d: string, a: string, d1: string, a1: string) =>
         (wholeSlot([all, d, a, d1, a1]) && this.doubles.has(Number(d)) ? `d${d} = d${a};` : all))
       .replace(SLOT_LOAD, (all, d: string, d1: string) =>
@@ -333,29 +380,36 @@ class WordPromotion {
    * A frame's setup at its entry, from a caller that left it to the function (FRESH_ENTRY):
    * locals `[from, to)` zeroed and the constant words written — into the variables where
    * `inVariables` and the word has one (declared zero, so a local needs nothing), into the
-   * array for the rest. `load`: the words written to the array that a double holds.
+   * array for the rest; by the table's readyFrame (function `index`) where writing that out
+   * would make the source long (MAX_SOURCE_CHARS). `load`: the words written to the array
+   * that a double holds.
    */
-  freshFrame(from: number, to: number, constantWords: ReadonlyArray<readonly [number, number]>, inVariables: boolean): { setup: string; load: number[] } {
-    const parts: string[] = [];
+  freshFrame(
+    from: number, to: number, constantWords: ReadonlyArray<readonly [number, number]>, index: number, inVariables: boolean,
+  ): { setup: string; load: number[] } {
+    const inArray: string[] = [];
+    const inVars: string[] = [];
     const load: number[] = [];
     const held = (w: number): boolean => inVariables && (this.ints.has(w) || this.inDouble(w));
     for (let w = from; w < to; w++) {
       if (held(w)) continue;
       let end = w + 1;
       while (end < to && !held(end)) end++;
-      if (end - w <= 4) for (let k = w; k < end; k++) parts.push(`S32[base + ${num(k)}] = 0;`);
-      else parts.push(`for (let w = base + ${num(w)}; w < base + ${num(end)}; w++) S32[w] = 0;`);
+      if (end - w <= 4) for (let k = w; k < end; k++) inArray.push(`S32[base + ${num(k)}] = 0;`);
+      else inArray.push(`for (let w = base + ${num(w)}; w < base + ${num(end)}; w++) S32[w] = 0;`);
       w = end - 1;
     }
     for (const [w, value] of constantWords) {
       if (inVariables && this.ints.has(w)) {
-        parts.push(`w${num(w)} = ${num(value)};`);
+        inVars.push(`w${num(w)} = ${num(value)};`);
       } else {
-        parts.push(`S32[base + ${num(w)}] = ${num(value)};`);
+        inArray.push(`S32[base + ${num(w)}] = ${num(value)};`);
         if (inVariables && this.inDouble(w)) load.push(w);
       }
     }
-    return { setup: parts.join(' '), load };
+    const array = inArray.join(' ');
+    const setup = array.length > MAX_FRAME_SETUP_CHARS ? `table.readyFrame(S32, base, ${num(index)});` : array;
+    return { setup: `${setup} ${inVars.join(' ')}`, load };
   }
 
   /** Loads of what holds `words` (at an entry: what is live there). */
@@ -394,6 +448,14 @@ class WordPromotion {
   }
 }
 
+/** A 64-bit constant written to a slot (Const64, filled): a double may take it as a literal. */
+const CONST_PAIR = /s32\[base \+ (\d+)\] = (-?\d+); s32\[base \+ (\d+)\] = (-?\d+);/;
+
+/** The literal of a CONST_PAIR match's double (doubleLiteral), or null: not one whole slot, or no literal. */
+function constantDouble(m: RegExpExecArray | readonly string[]): string | null {
+  return Number(m[3]) === Number(m[1]) + 1 ? doubleLiteral(Number(m[2]), Number(m[4])) : null;
+}
+
 /** Whole-slot moves in filled templates (Copy; i64/f64 load and store): a double may meet them. */
 const COPY = /s32\[base \+ (\d+)\] = s32\[base \+ (\d+)\]; s32\[base \+ (\d+)\] = s32\[base \+ (\d+)\];/;
 const SLOT_LOAD = /s32\[base \+ (\d+)\] = view\.getInt32\(ea, true\); s32\[base \+ (\d+)\] = view\.getInt32\(ea \+ 4, true\);/;
@@ -406,8 +468,12 @@ function wholeSlot(m: RegExpExecArray | readonly string[]): boolean {
 /** The f64 NaN rules' helpers, which have a form on values (numeric.ts, f64NaN2Of). */
 const NAN_RULE = /\bN\.(f64NaN1|f64NaN2|f64NaNMinMax)\(s32, base \+ (\d+), base \+ (\d+)(?:, base \+ (\d+))?\);/g;
 
-/** A template that may throw (a trap): it records its position first. */
-const MAY_THROW = /\bthrow\b|\bN\.|\bnarrow64\b/;
+/**
+ * A template that may throw (a trap): it records its position first. The NaN rules' helpers
+ * (numeric.ts, f32NaN1 and the like) only compute a NaN's bits, and float arithmetic is much of
+ * some functions' source.
+ */
+const MAY_THROW = /\bthrow\b|\bN\.(?!f(32|64)NaN)|\bnarrow64\b/;
 
 /** The start of a call of a helper that may be handed frame addresses. */
 const HELPER_CALL = /\b(N\.\w+|narrow64|canonicalizeNaN)\(/;
@@ -476,9 +542,14 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
     if (size === null) return null;
     starts.push(pc);
     isStart.add(pc);
-    if (code[pc] === Op.Loop) {
+    const op = code[pc]!;
+    if (op === Op.Loop) {
       leaders.add(pc);
       entries.push(pc);
+    }
+    if ((op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow) && pc + size < end) {
+      leaders.add(pc + size);
+      entries.push(pc + size);
     }
     for (const t of targetsAt(code, pc)) leaders.add(t);
     pc += size;
@@ -639,15 +710,15 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   out.push('switch (pc) {');
   out.push(`case ${num(FRESH_ENTRY)}:`);
   for (const pc of new Set(entries)) out.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
-  out.push("default: throw new Error('internal error: no entry at ' + pc);");
+  out.push(`default: return ${num(NO_ENTRY)};`);
   out.push('}');
   if (code[entry] === Op.Loop) {
     // The body starts with a loop, whose header is the entry too: the interpreter may enter
     // there after a pause, with any word live. A fresh entry readies the whole frame first.
-    const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, false);
+    const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, index, false);
     out.push(`if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} } ${words.load()}`);
   } else {
-    const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, true);
+    const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, index, true);
     const constants = constantWords.map(([w]) => w);
     out.push(`if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} ${words.loadOnly([...params, ...fresh.load])} }`
       + ` else if (pc === ${num(entry)}) { ${words.loadOnly([...params, ...constants])} } else { ${words.load()} }`);
