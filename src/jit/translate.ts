@@ -537,6 +537,11 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   const isStart = new Set<number>();
   const leaders = new Set<number>([entry]);
   const entries: number[] = [entry];
+  // Where the interpreter may hand the function back (Execution.rejoin): after the calls and
+  // memory.grows inside a loop. Outside every loop the rest of the function runs once, and the
+  // interpreter finishes it; each entry costs the code a join.
+  const handBacks: number[] = [];
+  const loops: Array<[number, number]> = [];
   for (let pc = entry; pc < end; ) {
     const size = sizeAt(code, pc);
     if (size === null) return null;
@@ -547,12 +552,17 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
       leaders.add(pc);
       entries.push(pc);
     }
-    if ((op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow) && pc + size < end) {
-      leaders.add(pc + size);
-      entries.push(pc + size);
+    if ((op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow) && pc + size < end) handBacks.push(pc + size);
+    for (const t of targetsAt(code, pc)) {
+      leaders.add(t);
+      if (t <= pc && code[t] === Op.Loop) loops.push([t, pc]);
     }
-    for (const t of targetsAt(code, pc)) leaders.add(t);
     pc += size;
+  }
+  for (const at of handBacks) {
+    if (!loops.some(([header, backEdge]) => header < at && at <= backEdge)) continue;
+    leaders.add(at);
+    entries.push(at);
   }
   for (const t of leaders) if (!isStart.has(t)) return null; // a target inside an instruction: not code we wrote
   const blockOf = new Map<number, number>();
