@@ -210,12 +210,22 @@ class HelperInliner {
       else return null;
     }
     if (/(^|[^.\w$])(?!N\.)[a-z]\w*\(/.test(js.replace(/\bN\.\w+\(|\bMath\.\w+\(/g, ''))) return null;
+    // A value read from the frame is read once, before the body writes anything — as the call
+    // evaluated it — since the body may write the very words it came from (the compiler reuses
+    // a slot for a result). Frame addresses, numbers and names are put in as they are.
+    const bindings: string[] = [];
     params.forEach((p, i) => {
-      js = replaceName(js, p, i === 0 ? args[0]! : `(${args[i]!})`);
+      const arg = args[i]!;
+      if (i === 0) js = replaceName(js, p, arg);
+      else if (/\[/.test(arg) && !FRAME_ADDRESS.test(arg)) bindings.push(`const ${p} = ${arg};`);
+      else js = replaceName(js, p, `(${arg})`);
     });
-    return `{ ${js.trim()} }`;
+    return `{ ${[...bindings, js.trim()].join(' ')} }`;
   }
 }
+
+/** A frame address as the dispatch loop writes one: `base + code[pc + K]`, maybe `+ N`. */
+const FRAME_ADDRESS = /^\(?base \+ code\[pc \+ \d+\]\)?( \+ \d+)?$/;
 
 /** `name` as an identifier (not a property) replaced by `by` in `js`. */
 function replaceName(js: string, name: string, by: string): string {

@@ -124,7 +124,11 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
   const translated = translatedFunction(jit, ex.inst!.module.functionIndexAt(ex.pc), 1, store.jitThreshold);
-  if (translated === null) return null;
+  if (translated === null) {
+    // Not here, then at the return into the function's caller (runStretch's Return).
+    ex.rejoin = true;
+    return null;
+  }
   if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
     // Just translated: as in runStretch, pause before running the new code (ex is at the entry).
     ex.freshCode = true;
@@ -137,7 +141,10 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   } finally {
     store.fuel = checkpoint + ex.jitLeft;
   }
-  if (answer === NO_ENTRY) return null;
+  if (answer === NO_ENTRY) {
+    ex.rejoin = true;
+    return null;
+  }
   jit.rejoined++;
   if (answer === EXIT || answer === PAUSE) ex.rejoin = true;
   if (answer === PAUSE) return pauseOrRunOut(store.fuel);

@@ -339,7 +339,7 @@ class WordPromotion {
     // words touched as int32 (a copy, a load or store of the slot, a return) — around the line.
     const through = new Set<number>(this.addressed(text.replace(/\{ (S32|F64)\[[^{}]*\}/g, '')));
     for (const m of text.matchAll(/\bs32\[base \+ (\d+)\]/g)) if (this.inDouble(Number(m[1]))) through.add(Number(m[1]));
-    const body = text
+    const body = toInt32OnStore(text, this.ints)
       .replace(/\bs32\[base \+ (\d+)\]/g, (all, k: string) => (this.ints.has(Number(k)) ? `w${k}` : all))
       .replace(/\bf64\[base \+ (\d+) >> 1\]/g, (all, k: string) => (this.doubles.has(Number(k)) ? `d${k}` : all));
     if (through.size === 0) return body;
@@ -474,6 +474,71 @@ const NAN_RULE = /\bN\.(f64NaN1|f64NaN2|f64NaNMinMax)\(s32, base \+ (\d+), base 
  * some functions' source.
  */
 const MAY_THROW = /\bthrow\b|\bN\.(?!f(32|64)NaN)|\bnarrow64\b/;
+
+/**
+ * `text` with the value of every store to a word in `ints` made a 32-bit integer where it may
+ * not be one: an Int32Array converts what it is given (ToInt32), a variable does not, and some
+ * templates rely on the array — `a >>> b`, a truncation's high word. Values that are int32 by
+ * their shape stay as they are (V8 drops a `| 0` on an int32 anyway; the source stays shorter).
+ */
+function toInt32OnStore(text: string, ints: ReadonlySet<number>): string {
+  if (ints.size === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const m of text.matchAll(/\bs32\[base \+ (\d+)\] = /g)) {
+    if (!ints.has(Number(m[1])) || m.index < from) continue;
+    const start = m.index + m[0].length;
+    const end = expressionEnd(text, start);
+    if (end < 0) continue;
+    const value = text.slice(start, end);
+    if (isInt32Shaped(value)) continue;
+    out += `${text.slice(from, start)}(${value}) | 0`;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
+/** A frame word or a number the compiler wrote. */
+const SIMPLE = String.raw`(s32\[base \+ \d+\]|-?\d{1,10})`;
+/**
+ * Values that are 32-bit integers as they stand: a frame word, a number in range, an int32 or
+ * narrower load, Math.imul of simple operands, a signed bit operation of two simple operands,
+ * `(…) | 0`, and a comparison's 1 or 0 (`… ? 1 : 0`, the conditional being the top operator).
+ */
+const INT32_SHAPES = [
+  new RegExp(`^${SIMPLE}$`),
+  /^view\.get(Int8|Uint8|Int16|Uint16|Int32)\(ea( \+ \d+)?(, true)?\)$/,
+  /^Math\.imul\([^()]*\)$/,
+  new RegExp(`^${SIMPLE} (\\||&|\\^|<<|>>) ${SIMPLE}$`),
+  /^[^?]* \? 1 : 0$/,
+];
+
+function isInt32Shaped(value: string): boolean {
+  if (/^-?\d+$/.test(value)) return Number(value) >= -0x80000000 && Number(value) <= 0x7fffffff;
+  if (INT32_SHAPES.some((shape) => shape.test(value))) return true;
+  // `(…) | 0` whose parenthesis closes just before the `| 0`.
+  if (!value.startsWith('(') || !value.endsWith(') | 0')) return false;
+  let depth = 0;
+  for (let i = 0; i < value.length - 4; i++) {
+    if (value[i] === '(') depth++;
+    else if (value[i] === ')' && --depth === 0) return i === value.length - 5;
+  }
+  return false;
+}
+
+/** Where the expression starting at `from` ends: the `;` (or unmatched closing bracket) after it, at its depth. */
+function expressionEnd(text: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      if (depth === 0) return i;
+      depth--;
+    } else if ((c === ';' || c === ',') && depth === 0) return i;
+  }
+  return -1;
+}
 
 /** The start of a call of a helper that may be handed frame addresses. */
 const HELPER_CALL = /\b(N\.\w+|narrow64|canonicalizeNaN)\(/;
