@@ -105,16 +105,11 @@ describe('the JavaScript tier does what the interpreter does', () => {
       return { result: ex.results.map(String).join(','), fuel: 1e9 - store.fuel, rejoined: (module.jit?.rejoined ?? 0) - before };
     };
 
-    it('after each host call (each one pauses the execution)', async () => {
-      const module = compileModule(await assemble(LOOP('(call $twice (local.get $n))')));
-      const interpreted = run(module, Infinity, 1e9);
-      const tiered = run(module, 0, 1e9);
-      expect({ ...tiered, rejoined: 0 }).toEqual({ ...interpreted, rejoined: 0 });
-      expect(tiered.rejoined).toBeGreaterThanOrEqual(1000);
-    });
-
-    it('after a callee that the interpreter finished (its host call outside any loop: no entry there)', async () => {
-      const module = compileModule(await assemble(LOOP('(call $wrap (local.get $n))')));
+    it.each([
+      ['after each host call (each one pauses the execution)', '(call $twice (local.get $n))'],
+      ['after a callee that the interpreter finished (its host call outside any loop: no entry there)', '(call $wrap (local.get $n))'],
+    ])('%s', async (_, call) => {
+      const module = compileModule(await assemble(LOOP(call)));
       const interpreted = run(module, Infinity, 1e9);
       const tiered = run(module, 0, 1e9);
       expect({ ...tiered, rejoined: 0 }).toEqual({ ...interpreted, rejoined: 0 });
