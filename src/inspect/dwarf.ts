@@ -168,18 +168,15 @@ class Cursor {
 
   /** Unsigned LEB128 of any length (all of it is consumed; bits past 2^63 are dropped). */
   uleb(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const b = this.u8();
-      if (scale < 2 ** 63) value += (b & 0x7f) * scale;
-      scale *= 128;
-      if ((b & 0x80) === 0) return value;
-    }
+    return this.leb(false);
   }
 
   /** Signed LEB128 of any length, as a (possibly rounded) number. */
   sleb(): number {
+    return this.leb(true);
+  }
+
+  private leb(signed: boolean): number {
     let value = 0;
     let scale = 1;
     for (;;) {
@@ -187,7 +184,7 @@ class Cursor {
       if (scale < 2 ** 63) value += (b & 0x7f) * scale;
       scale *= 128;
       if ((b & 0x80) === 0) {
-        if ((b & 0x40) !== 0 && scale <= 2 ** 64) value -= scale;
+        if (signed && (b & 0x40) !== 0 && scale <= 2 ** 64) value -= scale;
         return value;
       }
     }

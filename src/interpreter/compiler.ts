@@ -265,9 +265,10 @@ export function entryWork(info: Int32Array, at: number): number {
   return locals + ((info[at + FuncInfo.ConstsEnd]! - info[at + FuncInfo.ConstsStart]!) / 3) * 2;
 }
 
-/** Writes function `index`'s constant slots into its frame at `base` (words). */
-export function writeFrameConstants(s32: Int32Array, base: number, fns: CompiledFunctions, index: number): void {
+/** Readies function `index`'s frame at `base` (words): its locals zeroed, its constant slots written. */
+export function readyFrame(s32: Int32Array, base: number, fns: CompiledFunctions, index: number): void {
   const at = index * FUNC_INFO_STRIDE;
+  s32.fill(0, base + fns.info[at + FuncInfo.ParamsEnd]!, base + fns.info[at + FuncInfo.LocalsEnd]!);
   const pool = fns.constants;
   for (let c = fns.info[at + FuncInfo.ConstsStart]!, e = fns.info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) {
     s32[base + pool[c]!] = pool[c + 1]!;

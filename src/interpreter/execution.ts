@@ -8,7 +8,7 @@
  * of these leave the state here, so the caller may yield to the event loop in between.
  */
 import {
-  CATCH_STRIDE, CatchClause, CatchKind, FUNC_INFO_STRIDE, FuncInfo, Handler, HANDLER_STRIDE, entryWork, writeFrameConstants,
+  CATCH_STRIDE, CatchClause, CatchKind, FUNC_INFO_STRIDE, FuncInfo, Handler, HANDLER_STRIDE, entryWork, readyFrame,
 } from './compiler.js';
 import { type BacktraceFrame, Trap, TrapKind, UncaughtException } from './errors.js';
 import { Op } from './opcodes.js';
@@ -455,8 +455,7 @@ export class Execution {
     const at = index * FUNC_INFO_STRIDE;
     this.meter.note(entryWork(info, at) * 4);
     this.ensureStack(base + info[at + FuncInfo.FrameEnd]!);
-    this.s32.fill(0, base + info[at + FuncInfo.ParamsEnd]!, base + info[at + FuncInfo.LocalsEnd]!);
-    writeFrameConstants(this.s32, base, inst.module.functions, index);
+    readyFrame(this.s32, base, inst.module.functions, index);
     this.pc = info[at + FuncInfo.Entry]!;
     this.base = base;
   }

@@ -23,8 +23,7 @@ import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
 import { LOOP_HEAT } from '../jit/policy.js';
 import { jitTableOf, translatedFunction } from '../jit/tier.js';
-import { EXIT, NO_ENTRY, OUT_OF_TIME, PAUSE } from '../jit/translate.js';
-import { CLOCK_FUEL } from '../jit/translate.js';
+import { CLOCK_FUEL, EXIT, NO_ENTRY, OUT_OF_TIME, PAUSE } from '../jit/translate.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
@@ -1297,7 +1296,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       frames[fsp + 2] = instId;
       fsp += 3;
       for (let i = callBase + info[at + 1]!, e = callBase + info[at + 2]!; i < e; i++) s32[i] = 0;
-      // The function's constant slots (compiler.ts writeFrameConstants, inlined here).
+      // The function's constant slots (compiler.ts readyFrame, inlined here).
       for (let c = info[at + 4]!, e = info[at + 5]!; c < e; c += 3) {
         const w = callBase + constants[c]!;
         s32[w] = constants[c + 1]!;

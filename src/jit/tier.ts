@@ -15,7 +15,7 @@
  * `jitSupported()` is false and every function stays in the interpreter.
  */
 import type { CompiledFunctions } from '../interpreter/compiler.js';
-import { FUNC_INFO_STRIDE, FuncInfo, writeFrameConstants } from '../interpreter/compiler.js';
+import { FUNC_INFO_STRIDE, readyFrame } from '../interpreter/compiler.js';
 import { Trap, TrapKind } from '../interpreter/errors.js';
 import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
@@ -111,10 +111,7 @@ export class JitTable {
    * long to write out (translate.ts, freshFrame).
    */
   readyFrame(s32: Int32Array, base: number, index: number): void {
-    const at = index * FUNC_INFO_STRIDE;
-    const info = this.functions.info;
-    s32.fill(0, base + info[at + FuncInfo.ParamsEnd]!, base + info[at + FuncInfo.LocalsEnd]!);
-    writeFrameConstants(s32, base, this.functions, index);
+    readyFrame(s32, base, this.functions, index);
   }
 }
 

@@ -166,16 +166,40 @@ function targetsAt(code: Int32Array, pc: number): number[] {
  */
 function frameSetup(fns: CompiledFunctions, callee: number): string {
   const at = callee * FUNC_INFO_STRIDE;
-  const parts: string[] = [];
-  const from = fns.info[at + FuncInfo.ParamsEnd]!;
-  const to = fns.info[at + FuncInfo.LocalsEnd]!;
-  if (to - from <= 4) for (let w = from; w < to; w++) parts.push(`S32[cb + ${num(w)}] = 0;`);
-  else parts.push(`for (let w = cb + ${num(from)}; w < cb + ${num(to)}; w++) S32[w] = 0;`);
+  return frameWrites('cb', fns.info[at + FuncInfo.ParamsEnd]!, fns.info[at + FuncInfo.LocalsEnd]!, constantWordsOf(fns, callee)).join(' ');
+}
+
+/** Function `index`'s constant slots (FuncInfo.ConstsStart), word by word: [frame word, value]. */
+function constantWordsOf(fns: CompiledFunctions, index: number): Array<[number, number]> {
+  const at = index * FUNC_INFO_STRIDE;
   const pool = fns.constants;
+  const words: Array<[number, number]> = [];
   for (let c = fns.info[at + FuncInfo.ConstsStart]!, e = fns.info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) {
-    parts.push(`S32[cb + ${num(pool[c]!)}] = ${num(pool[c + 1]!)}; S32[cb + ${num(pool[c]! + 1)}] = ${num(pool[c + 2]!)};`);
+    words.push([pool[c]!, pool[c + 1]!], [pool[c]! + 1, pool[c + 2]!]);
   }
-  return parts.join(' ');
+  return words;
+}
+
+/**
+ * The statements that ready the frame at `frame` (`base`, or `cb` for a callee's at a call) as
+ * the dispatch loop's call does: words `[from, to)` zeroed — a run of more than four by a loop —
+ * but those `kept` (held in variables, which start at zero), and `constantWords` written.
+ */
+function frameWrites(
+  frame: 'base' | 'cb', from: number, to: number, constantWords: ReadonlyArray<readonly [number, number]>,
+  kept: (w: number) => boolean = () => false,
+): string[] {
+  const parts: string[] = [];
+  for (let w = from; w < to; w++) {
+    if (kept(w)) continue;
+    let end = w + 1;
+    while (end < to && !kept(end)) end++;
+    if (end - w <= 4) for (let k = w; k < end; k++) parts.push(`S32[${frame} + ${num(k)}] = 0;`);
+    else parts.push(`for (let w = ${frame} + ${num(w)}; w < ${frame} + ${num(end)}; w++) S32[w] = 0;`);
+    w = end - 1;
+  }
+  for (const [w, value] of constantWords) parts.push(`S32[${frame} + ${num(w)}] = ${num(value)};`);
+  return parts;
 }
 
 /**
@@ -387,27 +411,11 @@ class WordPromotion {
   freshFrame(
     from: number, to: number, constantWords: ReadonlyArray<readonly [number, number]>, index: number, inVariables: boolean,
   ): { setup: string; load: number[] } {
-    const inArray: string[] = [];
-    const inVars: string[] = [];
-    const load: number[] = [];
-    const held = (w: number): boolean => inVariables && (this.ints.has(w) || this.inDouble(w));
-    for (let w = from; w < to; w++) {
-      if (held(w)) continue;
-      let end = w + 1;
-      while (end < to && !held(end)) end++;
-      if (end - w <= 4) for (let k = w; k < end; k++) inArray.push(`S32[base + ${num(k)}] = 0;`);
-      else inArray.push(`for (let w = base + ${num(w)}; w < base + ${num(end)}; w++) S32[w] = 0;`);
-      w = end - 1;
-    }
-    for (const [w, value] of constantWords) {
-      if (inVariables && this.ints.has(w)) {
-        inVars.push(`w${num(w)} = ${num(value)};`);
-      } else {
-        inArray.push(`S32[base + ${num(w)}] = ${num(value)};`);
-        if (inVariables && this.inDouble(w)) load.push(w);
-      }
-    }
-    const array = inArray.join(' ');
+    const inVar = (w: number): boolean => inVariables && this.ints.has(w);
+    const inVars = constantWords.filter(([w]) => inVar(w)).map(([w, value]) => `w${num(w)} = ${num(value)};`);
+    const load = inVariables ? constantWords.filter(([w]) => this.inDouble(w)).map(([w]) => w) : [];
+    const array = frameWrites('base', from, to, constantWords.filter(([w]) => !inVar(w)),
+      (w) => inVariables && (this.ints.has(w) || this.inDouble(w))).join(' ');
     const setup = array.length > MAX_FRAME_SETUP_CHARS ? `table.readyFrame(S32, base, ${num(index)});` : array;
     return { setup: `${setup} ${inVars.join(' ')}`, load };
   }
@@ -776,10 +784,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   // zero, like the variables); at a loop header, any word may. From a translated caller
   // (FRESH_ENTRY), the frame's setup is this function's: the words it keeps in the array.
   const paramsEnd = info[at + FuncInfo.ParamsEnd]!;
-  const constantWords: Array<[number, number]> = [];
-  for (let c = info[at + FuncInfo.ConstsStart]!, e = info[at + FuncInfo.ConstsEnd]!; c < e; c += 3) {
-    constantWords.push([fns.constants[c]!, fns.constants[c + 1]!], [fns.constants[c]! + 1, fns.constants[c + 2]!]);
-  }
+  const constantWords = constantWordsOf(fns, index);
   const params: number[] = [];
   for (let w = 0; w < paramsEnd; w++) params.push(w);
   out.push('switch (pc) {');
