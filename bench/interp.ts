@@ -77,9 +77,11 @@ function errorText(e: unknown): string {
 
 /**
  * The sandbox, with `tier` as its SandboxOptions.tier when given ('interpreter' runs guests in
- * the interpreter only; the default lets hot functions move to the JavaScript tier).
+ * the interpreter only; the default lets hot functions move to the JavaScript tier), and
+ * `translation` as its SandboxOptions.translation ('eager': every body translated at compile
+ * time; the default translates on first call).
  */
-export async function loadInterpreter(tier?: string): Promise<{ interp: Interpreter } | { error: string }> {
+export async function loadInterpreter(tier?: string, translation?: string): Promise<{ interp: Interpreter } | { error: string }> {
   const override = process.env['BENCH_SANDBOX_MODULE'];
   const specifier = override
     ? override.startsWith('file:') ? override : pathToFileURL(override).href
@@ -98,7 +100,7 @@ export async function loadInterpreter(tier?: string): Promise<{ interp: Interpre
 
   let sandbox: SandboxLike;
   try {
-    sandbox = tier === undefined ? new SandboxCls() : new SandboxCls(undefined, { tier });
+    sandbox = tier === undefined && translation === undefined ? new SandboxCls() : new SandboxCls(undefined, { tier, translation });
   } catch (e) {
     return { error: `new Sandbox() failed: ${errorText(e)}` };
   }

@@ -466,7 +466,22 @@ async function main(): Promise<number> {
   const largest = KERNELS.map((k) => ({ k, size: readFileSync(join(KERNEL_DIR, `${k.name}.wasm`)).length }))
     .sort((a, b) => b.size - a.size)[0]!.k.name;
   compile = await guard('compile', () =>
-    measureCompile(interp!, `${largest}.wasm`, new Uint8Array(readFileSync(join(KERNEL_DIR, `${largest}.wasm`)))));
+    measureCompile((b) => interp!.compile(b), `${largest}.wasm`, new Uint8Array(readFileSync(join(KERNEL_DIR, `${largest}.wasm`)))));
+  // The largest real program, compiled as by default (bodies translated on first call), with
+  // every body translated at compile time, and by Node's own engine.
+  const largestProgram = PROGRAMS.map((p) => ({ p, bytes: programBytes(join(BENCH, 'programs'), p) }))
+    .sort((a, b) => b.bytes.length - a.bytes.length)[0]!;
+  const eagerLoaded = NATIVE_ONLY ? null : await loadInterpreter('interpreter', 'eager');
+  const programCompile = await guard('compile', async () => {
+    if (eagerLoaded === null || !('interp' in eagerLoaded)) throw new Error('no sandbox with translation: eager');
+    const file = largestProgram.p.file;
+    const eager = eagerLoaded.interp;
+    return {
+      lazy: await measureCompile((b) => interp!.compile(b), file, largestProgram.bytes),
+      eager: await measureCompile((b) => eager.compile(b), file, largestProgram.bytes),
+      native: await measureCompile((b) => NativeModule.compile(b), file, largestProgram.bytes),
+    };
+  });
   startup = await guard('start-up', async () => {
     const add = await loadAddModule(join(ROOT, 'fixtures', 'well_behaved.wat'));
     return measureStartup(interp!, add.bytes, add.source);
@@ -479,6 +494,13 @@ async function main(): Promise<number> {
   if (skipped(compile)) say(`compile: ${compile.skipped}`);
   else say(`compile (${compile.file}, ${compile.bytes} bytes, ${compile.runs} runs after a warm-up): ${compile.mbPerSec.toFixed(1)} MB/s`
     + ` (${fmtMs(compile.medianMs)} each; the first: ${fmtMs(compile.firstMs)})   target >= ${TARGETS.compileMBps} MB/s   ${verdict(compile.mbPerSec >= TARGETS.compileMBps)}`);
+  if (skipped(programCompile)) say(`compile of the largest program: ${programCompile.skipped}`);
+  else {
+    const { lazy, eager, native } = programCompile;
+    say(`compile (${lazy.file}, ${lazy.bytes} bytes, a real program): ${lazy.mbPerSec.toFixed(1)} MB/s (${fmtMs(lazy.medianMs)});`
+      + ` every body translated at compile time: ${eager.mbPerSec.toFixed(1)} MB/s (${fmtMs(eager.medianMs)}), ${(eager.medianMs / lazy.medianMs).toFixed(1)}x the time;`
+      + ` Node's WebAssembly.compile: ${fmtMs(native.medianMs)}`);
+  }
   if (skipped(startup)) say(`start-up: ${startup.skipped}`);
   else say(`start-up (add(2, 40) -> ${startup.result}, precompiled, ${startup.source}): `
     + `${Math.round(startup.runsPerSec).toLocaleString('en-US')} runs/s   target >= ${TARGETS.addRunsPerSec.toLocaleString('en-US')}   `
@@ -517,6 +539,7 @@ async function main(): Promise<number> {
       simdGeomeanRatio: simdGeo ?? null,
       meteringOverheadGeomean: overheadGeo ?? null,
       compile,
+      programCompile,
       startup,
       responsiveness,
       deadline,

@@ -17,6 +17,7 @@ import { DEFAULT_FUZZ_INPUT_SIZE, FUZZ_ENGINE_FEATURES, generateFuzzModule } fro
 import { runDifferential } from './fuzz/differential.js';
 import { assemble } from './helpers/engine-oracle.js';
 import { uleb } from './helpers/hostile.js';
+import { memoryDigest, resumeInSlices } from './helpers/slices.js';
 import { I32 } from '../src/interpreter/types.js';
 
 const kernel = (name: string): Uint8Array => readFileSync(new URL(`../bench/kernels/${name}.wasm`, import.meta.url));
@@ -30,13 +31,6 @@ interface Observed {
   memory: string;
 }
 
-/** FNV-1a over a memory's bytes: enough to tell two memories apart. */
-function digest(bytes: Uint8Array): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return `${bytes.length}:${(h >>> 0).toString(16)}`;
-}
-
 /**
  * Runs `run(n)` of a kernel with `fuel`, resumed in slices of `slice` fuel (the sandbox's way),
  * and says how it ended, the fuel it consumed and what its memory holds.
@@ -47,17 +41,11 @@ function runKernel(module: CompiledModule, n: number, jitThreshold: number, fuel
   store.fuel = fuel;
   let outcome: string;
   try {
-    const ex = invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(n)]);
-    let status;
-    do {
-      ex.sliceFuel = slice;
-      status = ex.resume();
-    } while (status === 'paused');
-    outcome = ex.results.map(String).join(',');
+    outcome = resumeInSlices(invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(n)]), slice).map(String).join(',');
   } catch (e) {
     outcome = e instanceof Trap ? `trap: ${e.message}` : `error: ${String(e)}`;
   }
-  return { outcome, fuel: fuel - store.fuel, memory: inst.memory === null ? '' : digest(inst.memory.bytes.subarray(0, inst.memory.size)) };
+  return { outcome, fuel: fuel - store.fuel, memory: memoryDigest(inst.memory) };
 }
 
 describe('the JavaScript tier does what the interpreter does', () => {
@@ -96,13 +84,8 @@ describe('the JavaScript tier does what the interpreter does', () => {
       const inst = instantiate(store, module, () => twice);
       store.fuel = 1e9;
       const before = module.jit?.rejoined ?? 0;
-      const ex = invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(1000)]);
-      let status;
-      do {
-        ex.sliceFuel = slice;
-        status = ex.resume();
-      } while (status === 'paused');
-      return { result: ex.results.map(String).join(','), fuel: 1e9 - store.fuel, rejoined: (module.jit?.rejoined ?? 0) - before };
+      const results = resumeInSlices(invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(1000)]), slice);
+      return { result: results.map(String).join(','), fuel: 1e9 - store.fuel, rejoined: (module.jit?.rejoined ?? 0) - before };
     };
 
     it.each([

@@ -5,6 +5,10 @@
  * array by doubling copied the whole code at once, a pause of tens of milliseconds for a large
  * module. `finishInSteps` joins the chunks into one Int32Array a chunk per step, so the
  * caller can give the event loop its turn in between (steps.ts).
+ *
+ * A function translated on its first call (compiler.ts, lazy translation) is emitted into a
+ * buffer restarted at the end of the code so far (`restartAt`: positions go on from there)
+ * and appended to the code (`WordArray`).
  */
 import type { Steps } from './steps.js';
 
@@ -18,6 +22,8 @@ export class CodeBuffer {
   /** The chunk being written, and where in it the next word goes. */
   private chunk: Int32Array;
   private at = 0;
+  /** The position of the first word held: what `length`, `get`, `set` and `truncate` count from. */
+  private origin = 0;
   length = 0;
 
   /** `expected`: a guess at the final length, to size the first chunk. */
@@ -91,16 +97,19 @@ export class CodeBuffer {
   }
 
   get(at: number): number {
+    at -= this.origin;
     return this.chunks[at >>> CHUNK_SHIFT]![at & CHUNK_MASK]!;
   }
 
   set(at: number, value: number): void {
+    at -= this.origin;
     this.chunks[at >>> CHUNK_SHIFT]![at & CHUNK_MASK] = value;
   }
 
   /** Drops everything from `at` on (to take back the last instruction). */
   truncate(at: number): void {
     this.length = at;
+    at -= this.origin;
     let index = at >>> CHUNK_SHIFT;
     let offset = at & CHUNK_MASK;
     if (index === this.chunks.length) {
@@ -113,15 +122,62 @@ export class CodeBuffer {
     this.at = offset;
   }
 
-  /** The emitted code as one array, joined a chunk per step. */
-  *finishInSteps(): Steps<Int32Array> {
-    if (this.chunks.length === 1) return this.chunk.slice(0, this.length);
-    const code = new Int32Array(this.length);
+  /**
+   * The emitted code (from position 0) as one array, joined a chunk per step, in an array of
+   * `capacity` words (at least the length) to append to.
+   */
+  *finishInSteps(capacity = this.length): Steps<Int32Array> {
+    if (this.chunks.length === 1 && capacity === this.length) return this.chunk.slice(0, this.length);
+    const code = new Int32Array(Math.max(capacity, this.length));
     for (let i = 0; i < this.chunks.length; i++) {
       const start = i * CHUNK_WORDS;
       code.set(this.chunks[i]!.subarray(0, Math.min(CHUNK_WORDS, this.length - start)), start);
-      yield;
+      if (this.chunks.length > 1) yield;
     }
     return code;
+  }
+
+  /** Drops every word held; the next one pushed is at position `position`. */
+  restartAt(position: number): void {
+    this.chunk = this.chunks[0]!;
+    this.chunks.length = 1;
+    this.at = 0;
+    this.origin = position;
+    this.length = position;
+  }
+
+  /** Appends the words held (from the last restartAt on) to `to`. */
+  appendTo(to: WordArray): void {
+    const held = this.length - this.origin;
+    for (let i = 0; i < this.chunks.length; i++) {
+      to.append(this.chunks[i]!.subarray(0, Math.min(CHUNK_WORDS, held - i * CHUNK_WORDS)));
+    }
+  }
+}
+
+/**
+ * Words appended to an array kept larger than they need (doubled when full), for what lazy
+ * translation extends after the compile: the code, its offsets, the constant slots.
+ * `words` is a view of exactly the words appended.
+ */
+export class WordArray {
+  words: Int32Array;
+  private store: Int32Array;
+
+  /** Starts with the first `length` words of `initial`, the rest of it room to append to. */
+  constructor(initial: Int32Array, length = initial.length) {
+    this.store = initial;
+    this.words = length === initial.length ? initial : initial.subarray(0, length);
+  }
+
+  append(more: Int32Array): void {
+    const length = this.words.length;
+    if (length + more.length > this.store.length) {
+      const bigger = new Int32Array(Math.max(this.store.length * 2, length + more.length, 1024));
+      bigger.set(this.words);
+      this.store = bigger;
+    }
+    this.store.set(more, length);
+    this.words = this.store.subarray(0, length + more.length);
   }
 }

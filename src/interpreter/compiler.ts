@@ -24,7 +24,7 @@
  */
 import { DecodeError, Feature, formatOpcode, refuseValidation, ValidationError } from './errors.js';
 import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, Narrow, NEGATED_COMPARE, Op } from './opcodes.js';
-import { INSTRUCTIONS, type InstructionRow, instructionRow, type Prefix, rowAccepted, SINGLE_BYTE } from './instruction-set.js';
+import { ACCEPTED, CHARGED_ON_DISPATCH, type InstructionRow, instructionRow, type Prefix, rowFlags, SINGLE_BYTE } from './instruction-set.js';
 import { ByteReader } from './reader.js';
 import {
   EXNREF, EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
@@ -34,12 +34,13 @@ import {
 import {
   type BodyCounts, countInBodyInSteps, findMalformedBodyInSteps, prefixedOpcode, proposalHeapType, proposalType, unknownOpcode,
 } from './body-syntax.js';
-import { CodeBuffer } from './code-buffer.js';
+import { CodeBuffer, WordArray } from './code-buffer.js';
+import { BodyValidator } from './body-validator.js';
+import { runSteps, type Steps } from './steps.js';
 import { type StackNode, UNKNOWN } from './operand-stack.js';
 import { VectorTranslator } from './vector-translation.js';
 import { SimdMove } from './simd-dispatch.js';
 import type { FeatureSet } from './features.js';
-import type { Steps } from './steps.js';
 
 export { CANONICALIZE_SIMD } from './vector-translation.js';
 
@@ -118,34 +119,6 @@ export interface ProbeSite {
 /** See FuncInfo.FastFrameEnd. */
 export const LARGE_FRAME_WORDS = 4096;
 
-/** What the rest of the engine needs to know about a module's compiled functions. */
-export interface CompiledFunctions {
-  readonly code: Int32Array;
-  /**
-   * FUNC_INFO_STRIDE words per function index (imports included, where they are unused),
-   * laid out as FuncInfo says. One array, so a call reads them with one load of the array.
-   */
-  readonly info: Int32Array;
-  /** Per function index: the words of its results, which a return leaves at its frame's base (0 for imports). */
-  readonly resultWords: Int32Array;
-  /**
-   * Constant slots, as (frame word, low half, high half) triples: a function's entry writes
-   * its constants into its frame, so that code inside loops reads them like locals.
-   */
-  readonly constants: Int32Array;
-  /** Exception handlers (Handler) and their catch clauses (CatchClause), for the whole module. */
-  readonly handlers: Int32Array;
-  readonly catches: Int32Array;
-  /** With CompileOptions.probes: what each probe stands before (Op.Probe's operand indexes it). */
-  readonly probes: readonly ProbeSite[];
-  /**
-   * Where code came from: (code position, module byte offset) pairs in code order, one for the
-   * first word each WebAssembly instruction emitted. A trap's or a call's position maps to the
-   * last pair at or before it (a backtrace reports byte offsets, as wasmtime does).
-   */
-  readonly offsets: Int32Array;
-}
-
 export interface ModuleContext {
   readonly ir: ModuleIR;
   /** What the module may use; the rest is refused by name. */
@@ -170,40 +143,151 @@ const SINGLE_RESULT_BLOCK_TYPES = new Map<number, [readonly ValType[], readonly 
   [I32, I64, F32, F64, FUNCREF, EXTERNREF, V128, EXNREF].map((t) => [t, [[], [t]]]),
 );
 
-/** Bits of ROW_FLAGS: the compile accepts the row (its feature is on); its fuel is charged when it is dispatched. */
-const ACCEPTED = 1;
-const CHARGED_ON_DISPATCH = 2;
-
-/**
- * Per row of the instruction table (by `id`), for one feature set: ACCEPTED and
- * CHARGED_ON_DISPATCH. Computed once per feature set, so that the translator gates features and
- * charges fuel for every instruction by one array load. Every row whose fuel is 1 is charged on
- * dispatch — before its operands are popped, which changes nothing, since charging only counts
- * (pendingFuel) while the code is live, and no instruction takes the pending fuel before
- * it would have charged — except legacy catch and catch_all, which charge in their clause.
- */
-const rowFlagsBySet = new WeakMap<FeatureSet, Uint8Array>();
-function rowFlags(features: FeatureSet): Uint8Array {
-  let flags = rowFlagsBySet.get(features);
-  if (flags === undefined) {
-    flags = new Uint8Array(INSTRUCTIONS.length);
-    for (const row of INSTRUCTIONS) {
-      const chargedInClause = row.prefix === 0 && (row.code === 0x07 || row.code === 0x19);
-      flags[row.id] = (rowAccepted(row, features) ? ACCEPTED : 0) | (row.fuel === 1 && !chargedInClause ? CHARGED_ON_DISPATCH : 0);
-    }
-    rowFlagsBySet.set(features, flags);
-  }
-  return flags;
-}
-
 /** Bytes of function bodies to translate between two steps of compileFunctionsInSteps. */
 const BYTES_PER_STEP = 4096;
+/** Checking a body (body-validator.ts) is this many times faster than translating it: how it counts against a step. */
+const VALIDATION_SPEEDUP = 8;
+
+/**
+ * With lazy translation, the largest body translated on its first call rather than at compile
+ * time: translating 64 KiB takes a few milliseconds, which a call may hold the event loop for;
+ * larger bodies are translated at compile time, in steps.
+ */
+export const LAZY_MAX_BODY_BYTES = 1 << 16;
+/**
+ * A translation on first call counts as this many bytes of bulk work per byte of body
+ * (WorkMeter.note), so that an execution pauses after a few of them, as after a large copy:
+ * translating runs at tens of megabytes a second, copying at gigabytes.
+ */
+const TRANSLATION_WORK_PER_BYTE = 128;
+/** FuncInfo.Entry of a function not translated yet. */
+const NOT_TRANSLATED = -1;
+/** FuncInfo.FastFrameEnd of a large frame, or of a function not translated yet: past any value stack. */
+const PAST_ANY_STACK = 0x3fffffff;
+
+/**
+ * A module's functions in the internal instruction set: what the rest of the engine needs to
+ * know of them. With lazy translation, a body checked at compile time (body-validator.ts) is
+ * translated on its first call (`ensureTranslated`), appended to the code: `code`, `constants`,
+ * `offsets`, `handlers` and `catches` are then replaced by longer arrays, so their users read
+ * them anew after a call into a function not translated yet (the dispatch loop does at each
+ * stretch; such a call takes its slow path, FuncInfo.FastFrameEnd being past any stack).
+ */
+export class CompiledFunctions {
+  code: Int32Array;
+  /**
+   * FUNC_INFO_STRIDE words per function index (imports included, where they are unused),
+   * laid out as FuncInfo says. One array, so a call reads them with one load of the array.
+   * A function not translated yet has Entry NOT_TRANSLATED and FastFrameEnd PAST_ANY_STACK.
+   */
+  readonly info: Int32Array;
+  /** Per function index: the words of its results, which a return leaves at its frame's base (0 for imports). */
+  readonly resultWords: Int32Array;
+  /**
+   * Constant slots, as (frame word, low half, high half) triples: a function's entry writes
+   * its constants into its frame, so that code inside loops reads them like locals.
+   */
+  constants: Int32Array;
+  /** Exception handlers (Handler) and their catch clauses (CatchClause), for the whole module. */
+  handlers: Int32Array;
+  catches: Int32Array;
+  /** With CompileOptions.probes: what each probe stands before (Op.Probe's operand indexes it). */
+  readonly probes: readonly ProbeSite[];
+  /**
+   * Where code came from: (code position, module byte offset) pairs in code order, one for the
+   * first word each WebAssembly instruction emitted. A trap's or a call's position maps to the
+   * last pair at or before it (a backtrace reports byte offsets, as wasmtime does).
+   */
+  offsets: Int32Array;
+  /** The translated functions' indexes, in the order of their code. */
+  private readonly codeOrder: number[];
+  /** Lazy translation's state while functions wait for their first call; null once none does. */
+  private lazy: {
+    readonly ctx: ModuleContext;
+    readonly translator: FunctionTranslator;
+    readonly out: CodeBuffer;
+    readonly code: WordArray;
+    readonly offsets: WordArray;
+    readonly constants: WordArray;
+    waiting: number;
+  } | null;
+
+  constructor(ctx: ModuleContext, translator: FunctionTranslator, out: CodeBuffer, parts: {
+    code: Int32Array; codeLength: number; offsets: Int32Array; info: Int32Array; resultWords: Int32Array;
+    constants: number[]; codeOrder: number[]; waiting: number;
+  }) {
+    this.info = parts.info;
+    this.resultWords = parts.resultWords;
+    this.codeOrder = parts.codeOrder;
+    this.probes = translator.probeSites;
+    this.handlers = new Int32Array(translator.handlers);
+    this.catches = new Int32Array(translator.catches);
+    const code = new WordArray(parts.code, parts.codeLength);
+    this.code = code.words;
+    this.offsets = parts.offsets;
+    this.constants = new Int32Array(parts.constants);
+    this.lazy = parts.waiting === 0 ? null : {
+      ctx, translator, out, code,
+      offsets: new WordArray(this.offsets), constants: new WordArray(this.constants), waiting: parts.waiting,
+    };
+  }
+
+  /** Whether function `index` (a defined one) has been translated. */
+  isTranslated(index: number): boolean {
+    return this.info[index * FUNC_INFO_STRIDE + FuncInfo.Entry]! !== NOT_TRANSLATED;
+  }
+
+  /**
+   * Translates function `index` if it waits for its first call (nothing otherwise), counting
+   * the work on `meter` (an execution's, which then pauses after much of it; null where the
+   * caller bounds the work itself).
+   */
+  ensureTranslated(index: number, meter: { note(bytes: number): void } | null): void {
+    if (this.isTranslated(index)) return;
+    const lazy = this.lazy!;
+    const { ctx, translator, out } = lazy;
+    const i = index - ctx.numImportedFuncs;
+    const body = ctx.ir.codes[i]!;
+    meter?.note((body.codeEnd - body.codeStart) * TRANSLATION_WORK_PER_BYTE);
+    out.restartAt(this.code.length);
+    translator.offsets.restartAt(this.offsets.length);
+    const constants: number[] = [];
+    runSteps(translateFunction(ctx, translator, out, i, this.info, constants, this.constants.length));
+    out.appendTo(lazy.code);
+    translator.offsets.appendTo(lazy.offsets);
+    lazy.constants.append(new Int32Array(constants));
+    this.code = lazy.code.words;
+    this.offsets = lazy.offsets.words;
+    this.constants = lazy.constants.words;
+    if (translator.handlers.length !== this.handlers.length) this.handlers = new Int32Array(translator.handlers);
+    if (translator.catches.length !== this.catches.length) this.catches = new Int32Array(translator.catches);
+    this.codeOrder.push(index);
+    if (--lazy.waiting === 0) this.lazy = null;
+  }
+
+  /** The index of the function whose code holds position `pc`. */
+  functionIndexAt(pc: number): number {
+    const order = this.codeOrder;
+    // The last function starting at or before pc, in code order.
+    let lo = 0;
+    let hi = order.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.info[order[mid]! * FUNC_INFO_STRIDE + FuncInfo.Entry]! <= pc) lo = mid;
+      else hi = mid - 1;
+    }
+    return order[lo] ?? 0;
+  }
+}
 
 /**
  * Validates and translates every function body, yielding after every BYTES_PER_STEP bytes of
- * bodies — inside a large body too — so that a caller can give the event loop its turn.
+ * bodies — inside a large body too — so that a caller can give the event loop its turn. With
+ * `lazy`, a body of up to LAZY_MAX_BODY_BYTES that the body validator proves valid is left for
+ * its first call (CompiledFunctions.ensureTranslated); the others are translated now, which
+ * also gives an invalid one's exact error.
  */
-export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunctions> {
+export function* compileFunctionsInSteps(ctx: ModuleContext, lazy: boolean): Steps<CompiledFunctions> {
   // Translated code runs to about one word per byte of WebAssembly.
   const out = new CodeBuffer(ctx.ir.bytes.length);
   const total = ctx.funcTypes.length;
@@ -211,52 +295,76 @@ export function* compileFunctionsInSteps(ctx: ModuleContext): Steps<CompiledFunc
   const resultWords = new Int32Array(total);
   const constants: number[] = [];
   const translator = new FunctionTranslator(ctx, out);
-  let budget = BYTES_PER_STEP;
+  const validator = lazy ? new BodyValidator(ctx) : null;
+  const codeOrder: number[] = [];
+  let waiting = 0;
+  let waitingBytes = 0;
+  let done = 0;
   for (let i = 0; i < ctx.ir.codes.length; i++) {
     const index = ctx.numImportedFuncs + i;
-    const type = ctx.funcTypes[index]!;
     const body = ctx.ir.codes[i]!;
-    const entry = out.length;
-    try {
-      const counts = yield* countInBodyInSteps(ctx.ir.bytes, body.codeStart, body.codeEnd, ctx.features);
-      translator.begin(index, type, body.locals, body.codeStart, body.codeEnd, counts);
-      for (;;) {
-        const from = translator.position;
-        const done = translator.advance(from + budget);
-        budget -= translator.position - from;
-        if (budget <= 0) {
-          yield;
-          budget = BYTES_PER_STEP;
-        }
-        if (done) break;
-      }
-    } catch (e) {
-      // A malformed encoding anywhere from here on outranks the validation error.
-      if (e instanceof ValidationError) throw (yield* findMalformedBodyInSteps(ctx.ir, i, ctx.features)) ?? e;
-      throw e;
+    const size = body.codeEnd - body.codeStart;
+    for (const t of ctx.funcTypes[index]!.results) resultWords[index] += valueWords(t);
+    if (validator !== null && size <= LAZY_MAX_BODY_BYTES && validator.proves(i)) {
+      info[index * FUNC_INFO_STRIDE + FuncInfo.FastFrameEnd] = PAST_ANY_STACK;
+      waiting++;
+      waitingBytes += size;
+      done += size / VALIDATION_SPEEDUP;
+    } else {
+      yield* translateFunction(ctx, translator, out, i, info, constants);
+      codeOrder.push(index);
+      done += size;
     }
-    const frameSlots = translator.frameSlots;
-    const at = index * FUNC_INFO_STRIDE;
-    for (const t of type.results) resultWords[index] += valueWords(t);
-    info[at + FuncInfo.Entry] = entry;
-    info[at + FuncInfo.ParamsEnd] = translator.paramWords;
-    info[at + FuncInfo.LocalsEnd] = translator.localWords;
-    info[at + FuncInfo.FrameEnd] = frameSlots * 2;
-    info[at + FuncInfo.ConstsStart] = constants.length;
-    translator.appendConstants(constants);
-    info[at + FuncInfo.ConstsEnd] = constants.length;
-    const entryWords = entryWork(info, at);
-    info[at + FuncInfo.FastFrameEnd] = entryWords > LARGE_FRAME_WORDS ? 0x3fffffff : frameSlots * 2;
-    info[at + FuncInfo.CodeEnd] = out.length;
+    if (done >= BYTES_PER_STEP) {
+      yield;
+      done = 0;
+    }
   }
-  const code = yield* out.finishInSteps();
+  // Room for the code still to come, at about a word per byte (more is made when it runs out).
+  const codeLength = out.length;
+  const code = yield* out.finishInSteps(codeLength + waitingBytes);
   const offsets = yield* translator.offsets.finishInSteps();
-  return {
-    code, info, resultWords, constants: new Int32Array(constants),
-    handlers: new Int32Array(translator.handlers), catches: new Int32Array(translator.catches),
-    offsets,
-    probes: translator.probeSites,
-  };
+  return new CompiledFunctions(ctx, translator, out, { code, codeLength, offsets, info, resultWords, constants, codeOrder, waiting });
+}
+
+/**
+ * Translates the `i`th defined function's body with `translator` (emitting into `out`), in
+ * steps of BYTES_PER_STEP bytes, and records it in `info`, its constant slots appended to
+ * `constants` (which start at `constantsBase` of the module's).
+ */
+function* translateFunction(
+  ctx: ModuleContext, translator: FunctionTranslator, out: CodeBuffer, i: number, info: Int32Array, constants: number[], constantsBase = 0,
+): Steps<void> {
+  const index = ctx.numImportedFuncs + i;
+  const type = ctx.funcTypes[index]!;
+  const body = ctx.ir.codes[i]!;
+  const entry = out.length;
+  try {
+    const counts = yield* countInBodyInSteps(ctx.ir.bytes, body.codeStart, body.codeEnd, ctx.features);
+    translator.begin(index, type, body.locals, body.codeStart, body.codeEnd, counts);
+    for (;;) {
+      const from = translator.position;
+      const finished = translator.advance(from + BYTES_PER_STEP);
+      if (finished) break;
+      yield;
+    }
+  } catch (e) {
+    // A malformed encoding anywhere from here on outranks the validation error.
+    if (e instanceof ValidationError) throw (yield* findMalformedBodyInSteps(ctx.ir, i, ctx.features)) ?? e;
+    throw e;
+  }
+  const frameSlots = translator.frameSlots;
+  const at = index * FUNC_INFO_STRIDE;
+  info[at + FuncInfo.Entry] = entry;
+  info[at + FuncInfo.ParamsEnd] = translator.paramWords;
+  info[at + FuncInfo.LocalsEnd] = translator.localWords;
+  info[at + FuncInfo.FrameEnd] = frameSlots * 2;
+  info[at + FuncInfo.ConstsStart] = constantsBase + constants.length;
+  translator.appendConstants(constants);
+  info[at + FuncInfo.ConstsEnd] = constantsBase + constants.length;
+  const entryWords = entryWork(info, at);
+  info[at + FuncInfo.FastFrameEnd] = entryWords > LARGE_FRAME_WORDS ? PAST_ANY_STACK : frameSlots * 2;
+  info[at + FuncInfo.CodeEnd] = out.length;
 }
 
 /** The words a function's entry writes: its locals zeroed, its constants (3 words of record each → 2 written). */

@@ -150,6 +150,8 @@ export class Execution {
     }
     this.resultTypes = func.type.results;
     this.monitor = store.monitor;
+    // (A function translated on its first call is translated here: its frame's size is known then.)
+    func.instance?.module.functions.ensureTranslated(func.index, this.meter);
     const frameWords = func.instance === null ? 0 : func.instance.module.functions.info[func.index * FUNC_INFO_STRIDE + FuncInfo.FrameEnd]!;
     const words = Math.max(frameWords, rowWords(params), rowWords(this.resultTypes)) + STACK_SLACK_WORDS;
     this.s32 = EMPTY_S32;
@@ -351,7 +353,9 @@ export class Execution {
       this.pc = pc + 7;
       return this.callHost(callee, callBase) ? 'host-done' : 'host-pending';
     }
-    const words = callee.instance.module.functions.info[callee.index * FUNC_INFO_STRIDE + FuncInfo.ParamsEnd]!;
+    const functions = callee.instance.module.functions;
+    functions.ensureTranslated(callee.index, this.meter);
+    const words = functions.info[callee.index * FUNC_INFO_STRIDE + FuncInfo.ParamsEnd]!;
     this.s32.copyWithin(this.base, callBase, callBase + words);
     this.inst = callee.instance;
     this.prepareFrame(callee.instance, callee.index, this.base);
@@ -449,8 +453,13 @@ export class Execution {
     }
   }
 
-  /** Readies function `index`'s frame at `base`: stack room, zeroed locals, constants; pc and base. */
+  /**
+   * Readies function `index`'s frame at `base`: stack room, zeroed locals, constants; pc and
+   * base. A function not translated yet is translated first (the dispatch loop's calls into
+   * one come here: CompiledFunctions).
+   */
   private prepareFrame(inst: Instance, index: number, base: number): void {
+    inst.module.functions.ensureTranslated(index, this.meter);
     const info = inst.module.functions.info;
     const at = index * FUNC_INFO_STRIDE;
     this.meter.note(entryWork(info, at) * 4);

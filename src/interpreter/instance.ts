@@ -18,7 +18,6 @@ export class Instance {
   readonly funcIds: Int32Array;
   /** Store signature id of each type index. */
   readonly sigIds: Int32Array;
-  readonly code: Int32Array;
   /** Memory 0, the one the dispatch loop keeps at hand (null without memories). */
   memory: MemoryInst | null = null;
   /** All memories by index, imports first (multi-memory). */
@@ -36,13 +35,17 @@ export class Instance {
   /** Position in `store.instances`; frames record it to find their instance again. */
   readonly id: number;
 
+  /** The module's code (replaced by a longer array when a function is translated on its first call). */
+  get code(): Int32Array {
+    return this.module.functions.code;
+  }
+
   constructor(readonly store: Store, readonly module: CompiledModule) {
     this.funcIds = new Int32Array(module.funcTypes.length);
     this.sigIds = new Int32Array(module.typeKeys.length);
     module.typeKeys.forEach((key, i) => {
       this.sigIds[i] = store.signatureIdOfKey(key);
     });
-    this.code = module.functions.code;
     this.dataSegments = module.ir.data.map((d) => d.bytes);
     this.id = store.instances.length;
     store.instances.push(this);

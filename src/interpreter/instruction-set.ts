@@ -16,6 +16,7 @@ import { Feature } from './errors.js';
 import { ATOMIC_OPS, type AtomicOpInfo } from './atomic-ops.js';
 import { SIMD_OPS, type SimdOpInfo } from './simd-ops.js';
 import { EXNREF, F32, F64, FUNCREF, I32, I64, type ValType } from './types.js';
+import type { FeatureSet } from './features.js';
 
 /** The prefix byte of an instruction's encoding; 0 for the single-byte opcodes. */
 export type Prefix = 0 | 0xfc | 0xfd | 0xfe;
@@ -380,4 +381,30 @@ export function rowAccepted(row: InstructionRow, features: ReadonlySet<Feature>)
 /** The alignment exponent of a memory access's natural alignment: log2 of its bytes. */
 export function naturalAlignment(row: InstructionRow): number {
   return 31 - Math.clz32(row.accessBytes);
+}
+
+/** Bits of rowFlags: the compile accepts the row (its feature is on); its fuel is charged when it is dispatched. */
+export const ACCEPTED = 1;
+export const CHARGED_ON_DISPATCH = 2;
+
+/**
+ * Per row of the instruction table (by `id`), for one feature set: ACCEPTED and
+ * CHARGED_ON_DISPATCH. Computed once per feature set, so that the translator (and the body validator) gate features and
+ * the translator charges fuel for every instruction by one array load. Every row whose fuel is 1 is charged on
+ * dispatch — before its operands are popped, which changes nothing, since charging only counts
+ * (pendingFuel) while the code is live, and no instruction takes the pending fuel before
+ * it would have charged — except legacy catch and catch_all, which charge in their clause.
+ */
+const rowFlagsBySet = new WeakMap<FeatureSet, Uint8Array>();
+export function rowFlags(features: FeatureSet): Uint8Array {
+  let flags = rowFlagsBySet.get(features);
+  if (flags === undefined) {
+    flags = new Uint8Array(INSTRUCTIONS.length);
+    for (const row of INSTRUCTIONS) {
+      const chargedInClause = row.prefix === 0 && (row.code === 0x07 || row.code === 0x19);
+      flags[row.id] = (rowAccepted(row, features) ? ACCEPTED : 0) | (row.fuel === 1 && !chargedInClause ? CHARGED_ON_DISPATCH : 0);
+    }
+    rowFlagsBySet.set(features, flags);
+  }
+  return flags;
 }

@@ -1338,6 +1338,15 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       const translated = mode === ENTER_AFTER_EXIT
         ? jit.fns[callIndex] ?? null
         : translatedFunction(jit, callIndex, mode === ENTER_LOOP ? LOOP_HEAT : 1, store.jitThreshold);
+      if (inst.code !== code) {
+        // The tier's translation translated callees waiting for their first call (compiler.ts,
+        // CompiledFunctions): the code grew. Go on with it (the loop header is passed again).
+        ex.pc = pc;
+        ex.base = base;
+        ex.fsp = fsp;
+        ex.inst = inst;
+        return SWITCH;
+      }
       if (translated === null) {
         if (mode === ENTER_LOOP) pc += 2;
         continue;
@@ -1362,15 +1371,22 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       } finally {
         left = ex.jitLeft;
       }
-      if (answer === NO_ENTRY) continue; // (pc, base, fsp are as they were)
-      if (mode === ENTER_AFTER_EXIT) jit.rejoined++;
-      pc = ex.pc;
-      base = ex.base;
-      fsp = ex.fsp;
-      if (answer === EXIT) {
+      if (answer !== NO_ENTRY) {
+        if (mode === ENTER_AFTER_EXIT) jit.rejoined++;
+        pc = ex.pc;
+        base = ex.base;
+        fsp = ex.fsp;
         // The interpreter goes on from ex.pc; back into the tier after that instruction.
-        ex.rejoin = true;
-        continue;
+        if (answer === EXIT) ex.rejoin = true;
+      }
+      if (answer === NO_ENTRY || answer === EXIT) {
+        // (pc, base, fsp are as they were for NO_ENTRY.) As above: translated code may have
+        // had callees translated.
+        if (inst.code === code) continue;
+        ex.pc = pc;
+        ex.base = base;
+        ex.fsp = fsp;
+        return SWITCH;
       }
       if (answer === PAUSE) {
         // At a callee's entry: it enters the tier when the execution resumes.

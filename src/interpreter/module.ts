@@ -3,7 +3,7 @@
  * instantiated any number of times, in any store.
  */
 import type { JitTable } from '../jit/tier.js';
-import { compileFunctionsInSteps, type CompiledFunctions, FUNC_INFO_STRIDE, FuncInfo, type ModuleContext } from './compiler.js';
+import { compileFunctionsInSteps, type CompiledFunctions, type ModuleContext } from './compiler.js';
 import { ALL_FEATURES, type FeatureSet } from './features.js';
 import { runSteps, type Steps } from './steps.js';
 import { signatureKey } from './store.js';
@@ -45,29 +45,20 @@ export class CompiledModule {
 
   /** The index of the function whose code holds position `pc`. */
   functionIndexAt(pc: number): number {
-    const info = this.functions.info;
-    // Functions' code lies in index order: the last defined function starting at or before pc.
-    let lo = this.numImportedFuncs;
-    let hi = info.length / FUNC_INFO_STRIDE - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (info[mid * FUNC_INFO_STRIDE + FuncInfo.Entry]! <= pc) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return this.functions.functionIndexAt(pc);
   }
 
   /** Compiles a decoded and validated module, in steps (compileFunctionsInSteps). */
   static *inSteps(ir: ModuleIR, features: FeatureSet = ALL_FEATURES, options: CompileOptions = {}): Steps<CompiledModule> {
     if (!features.has(Feature.Simd)) rejectSimd(ir);
     const layout = layoutOf(ir, features, options.canonicalNaNs === true, options.probes === true);
-    const functions = yield* compileFunctionsInSteps(layout);
+    const functions = yield* compileFunctionsInSteps(layout, options.lazyTranslation !== false && !layout.probes);
     return new CompiledModule(ir, layout, functions);
   }
 }
 
 /** What translating the function bodies needs to know of the module: the index spaces. */
-function layoutOf(ir: ModuleIR, features: FeatureSet, canonicalNaNs: boolean, probes: boolean): ModuleContext {
+export function layoutOf(ir: ModuleIR, features: FeatureSet, canonicalNaNs: boolean, probes: boolean): ModuleContext {
   const funcTypes: FuncType[] = [];
   const tables: TableType[] = [];
   const globals: GlobalType[] = [];
@@ -126,6 +117,13 @@ export interface CompileOptions {
    * default.
    */
   readonly probes?: boolean;
+  /**
+   * Translate a function's body into the internal instruction set on its first call rather
+   * than at compile time, when a validation-only pass proves it valid (compiler.ts,
+   * CompiledFunctions): every body is still checked before anything runs. On by default; a
+   * compile with probes translates everything at once.
+   */
+  readonly lazyTranslation?: boolean;
 }
 
 /**

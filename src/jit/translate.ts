@@ -599,6 +599,11 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
  * translation of a large function can be spread over several slices (tier.ts).
  */
 export function* functionSourceInSteps(fns: CompiledFunctions, index: number): Generator<void, string | null> {
+  if (!fns.isTranslated(index)) {
+    // Waiting for its first call to be translated into the internal code (compiler.ts), which this reads.
+    fns.ensureTranslated(index, null);
+    yield;
+  }
   const { code, info } = fns;
   const at = index * FUNC_INFO_STRIDE;
   const entry = info[at + FuncInfo.Entry]!;
@@ -624,6 +629,12 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
     if (op === Op.Loop) {
       leaders.add(pc);
       entries.push(pc);
+    }
+    if (op === Op.Call && !fns.isTranslated(code[pc + 1]!)) {
+      // The callee's frame layout is written into the call: it waited for its first call to
+      // be translated (compiler.ts); translate it now, in a step of its own.
+      fns.ensureTranslated(code[pc + 1]!, null);
+      yield;
     }
     if ((op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow) && pc + size < end) handBacks.push(pc + size);
     for (const t of targetsAt(code, pc)) {

@@ -211,6 +211,15 @@ export interface SandboxOptions {
    * Policy), every choice runs in the interpreter.
    */
   readonly tier?: 'auto' | 'interpreter' | 'eager';
+  /**
+   * When a function body becomes the interpreter's code (docs/performance.md). `'lazy'` (the
+   * default): every body is validated at compile time, so an invalid module is refused before
+   * anything runs, but one is translated on its first call, within the run and its deadline
+   * (bodies over 64 KiB at compile time) — compiles several times faster, and functions never
+   * called cost nothing. `'eager'`: every body translated at compile time (slower compiles,
+   * runs that start with everything ready).
+   */
+  readonly translation?: 'lazy' | 'eager';
 }
 
 /** The store's jitThreshold for each SandboxOptions.tier. */
@@ -225,6 +234,8 @@ export class Sandbox {
   readonly canonicalNaNs: boolean;
   /** SandboxOptions.tier. */
   readonly tier: 'auto' | 'interpreter' | 'eager';
+  /** SandboxOptions.translation. */
+  readonly translation: 'lazy' | 'eager';
 
   /** A sandbox granting `host` (nothing, by default). */
   constructor(host: HostAbi = HostAbi.denyAll(), options: SandboxOptions = {}) {
@@ -239,6 +250,9 @@ export class Sandbox {
     const tier = options.tier ?? 'auto';
     if (!Object.hasOwn(JIT_THRESHOLDS, tier)) throw new TypeError("Sandbox: tier must be 'auto', 'interpreter' or 'eager'");
     this.tier = tier;
+    const translation = options.translation ?? 'lazy';
+    if (translation !== 'lazy' && translation !== 'eager') throw new TypeError("Sandbox: translation must be 'lazy' or 'eager'");
+    this.translation = translation;
   }
 
   /** A sandbox that grants nothing: any import is a `DisallowedImport`. */
@@ -256,7 +270,7 @@ export class Sandbox {
   async compile(bytes: Uint8Array | ArrayBuffer | string): Promise<CompiledModule> {
     try {
       const binary = await toBinary(bytes);
-      const options = { canonicalNaNs: this.canonicalNaNs };
+      const options = { canonicalNaNs: this.canonicalNaNs, lazyTranslation: this.translation === 'lazy' };
       return CompiledModule.wrap(await driveSteps(compileModuleInSteps(binary, this.features, options)));
     } catch (e) {
       throw compileError(e);
