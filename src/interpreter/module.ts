@@ -1,6 +1,7 @@
 /**
- * Compiling a module: decode, validate, translate. The result is immutable and may be
- * instantiated any number of times, in any store.
+ * Compiling a module: decode, validate, translate. The result may be instantiated any number of
+ * times, in any store; it is immutable but for the bodies translated on their first call
+ * (lazy translation, compiler.ts), which only append to its code.
  */
 import type { JitTable } from '../jit/tier.js';
 import { compileFunctionsInSteps, type CompiledFunctions, type ModuleContext } from './compiler.js';
