@@ -77,6 +77,28 @@ describe('lazy translation changes nothing a program can see', () => {
     }
   });
 
+  it('translated code that has bodies translated while it runs readies a call_indirect\'s callee with the new constants', async () => {
+    // run enters the tier; its call to h translates h, and h's translation translates g's body
+    // (its constant slot appended to the module's constants); run's call_indirect to g, when
+    // the slice ends at the call, readies g's frame for the interpreter — from the constants as
+    // they are now (a review found them read from the array as it was when run was entered).
+    const bytes = await assemble(`(module
+      (type $t (func (param i32) (result i64)))
+      (table 1 funcref) (elem (i32.const 0) $g)
+      (func $g (type $t) (local i64)
+        (loop $l
+          (local.set 1 (i64.add (local.get 1) (i64.const 1000)))
+          (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+        (local.get 1))
+      (func $h (param i32) (result i64) (call $g (local.get 0)))
+      (func (export "run") (param i32) (result i64)
+        (drop (call $h (i32.const 1)))
+        (call_indirect (type $t) (local.get 0) (i32.const 0))))`);
+    const reference = observe(compileModule(bytes, undefined, EAGER), 'run', [WasmValue.i32(3)], Infinity, 1e9);
+    expect(reference).toMatch(/^i64:3000 /);
+    for (let slice = 1; slice <= 40; slice++) expect(observe(compileModule(bytes), 'run', [WasmValue.i32(3)], 0, slice), `slice ${slice}`).toBe(reference);
+  });
+
   it('a hot loop whose callee is first called after the loop moved to the JavaScript tier', async () => {
     // The tier translates run while $late waits for its first call; the call's translation
     // needs the callee's frame, so the tier translates $late into the internal code first, in the

@@ -108,7 +108,9 @@ export class JitTable {
   /**
    * Readies function `index`'s frame at `base` as the dispatch loop's call does — locals zeroed,
    * constant slots written — for a translated function entered fresh whose own setup would be
-   * long to write out (translate.ts, freshFrame).
+   * long to write out (translate.ts, freshFrame), and for a call_indirect's callee left to the
+   * interpreter at its entry. It reads the module's constants as they are now: lazy translation
+   * replaces the array (compiler.ts), so translated code holds none of it.
    */
   readyFrame(s32: Int32Array, base: number, index: number): void {
     readyFrame(s32, base, this.functions, index);

@@ -744,8 +744,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} frames[fsp] = ${num(pc + 6)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
           + ' if (--left <= 0) {'
-          + ` for (let w = cb + info[ia + ${num(FuncInfo.ParamsEnd)}], e = cb + info[ia + ${num(FuncInfo.LocalsEnd)}]; w < e; w++) S32[w] = 0;`
-          + ` for (let c = info[ia + ${num(FuncInfo.ConstsStart)}], e = info[ia + ${num(FuncInfo.ConstsEnd)}]; c < e; c += 3) { S32[cb + constants[c]] = constants[c + 1]; S32[cb + constants[c] + 1] = constants[c + 2]; }`
+          + ' table.readyFrame(S32, cb, fi);'
           + ` ex.pc = info[ia]; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
           + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
@@ -782,7 +781,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   words.decide();
   const out: string[] = [];
   out.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, F64 = f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
-  out.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info, constants = table.functions.constants;');
+  out.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info;');
   out.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
   // `calling`: a callee is running. If it throws, it has left the fuel in ex.jitLeft itself,
   // and this frame's own `left` (from before the call) must not overwrite it.
