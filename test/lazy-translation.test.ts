@@ -139,6 +139,7 @@ describe('every body is still checked at compile time', () => {
     ['an unknown opcode', [0xff, 0x0b]],
     ['a missing end', [0x41, 0x01]],
     ['an unaligned access', [0x41, 0x00, 0x28, 0x03, 0x00, 0x0b]], // i32.load with 2^3 alignment (and no memory)
+    ['an undeclared function reference', [0xd2, 0x01, 0x1a, 0x41, 0x01, 0x0b]], // ref.func 1 (not exported, in no segment)
   ];
 
   it.each(CASES)('%s in a function never called: refused as the eager compile refuses it', (_, body) => {
@@ -147,6 +148,20 @@ describe('every body is still checked at compile time', () => {
     const lazy = (() => { try { compileModule(bytes); return 'compiled'; } catch (e) { return String(e); } })();
     expect(eager).not.toBe('compiled');
     expect(lazy).toBe(eager);
+  });
+
+  it('a body the pass proves valid waits for its first call (references, memory, tables, SIMD lanes included)', async () => {
+    const bytes = await assemble(`(module
+      (memory 1) (table 2 funcref) (elem declare func $f)
+      (func $f (export "f") (param i32) (result i32)
+        (drop (ref.func $f))
+        (drop (table.get 0 (i32.const 1)))
+        (drop (i8x16.extract_lane_s 3 (v128.load (i32.const 0))))
+        (i32.add (i32.load offset=8 (local.get 0)) (memory.size))))`);
+    const module = compileModule(bytes);
+    expect(module.functions.isTranslated(0)).toBe(false);
+    expect(observe(module, 'f', [WasmValue.i32(0)], Infinity, 1e9)).toBe(observe(compileModule(bytes, undefined, EAGER), 'f', [WasmValue.i32(0)], Infinity, 1e9));
+    expect(module.functions.isTranslated(0)).toBe(true);
   });
 
   it('the sandbox\'s option: lazy by default, eager on request, nothing else', async () => {

@@ -1,8 +1,9 @@
 /**
  * A validation-only pass over a function body, for lazy translation (compiler.ts,
- * ModuleCode): a module's bodies must all be checked before anything runs, so that an invalid
- * one is refused at compile time, but translating them all is five to ten times the work of
- * checking them — the translator allocates slots and emits code as it validates. This pass
+ * CompiledFunctions): a module's bodies must all be checked before anything runs, so that an
+ * invalid one is refused at compile time, but translating them all is about four times the work
+ * of checking them (30 MB/s against 130) — the translator allocates slots and emits code as it
+ * validates. This pass
  * keeps only the types, in the way V8's function-body decoder runs without an interface.
  *
  * It answers one question: is the body proved valid? `false` means "not proved": the body is
@@ -200,6 +201,11 @@ export class BodyValidator {
           break;
         case Imm.Lane: this.lane(row); break;
         case Imm.ZeroByte: if (r.u8() !== 0) throw NOT_PROVED; break;
+        case Imm.Func: { // ref.func: a function declared as referenced outside function bodies
+          const f = r.u32();
+          if (f >= this.ctx.funcTypes.length || !this.ctx.declaredRefs.has(f)) throw NOT_PROVED;
+          break;
+        }
         case Imm.Memarg:
         case Imm.MemargLane: {
           // The address, the first operand, is the memory's address type.
@@ -386,12 +392,6 @@ export class BodyValidator {
         const t = this.pop(ANY);
         if (t !== ANY && !isRefType(t)) throw NOT_PROVED;
         this.push(I32);
-        return;
-      }
-      case 0xd2: { // ref.func
-        const f = r.u32();
-        if (f >= ctx.funcTypes.length || !ctx.declaredRefs.has(f)) throw NOT_PROVED;
-        this.push(FUNCREF);
         return;
       }
       default: // exception handling
