@@ -10,6 +10,7 @@ import {
   compileModule, Engine, type FuncRef, instantiate, invoke, Store, Trap, TrapKind, WasmValue, type CompiledModule,
 } from '../src/interpreter/index.js';
 import { functionSource } from '../src/jit/translate.js';
+import { JitTable, translationInSteps } from '../src/jit/tier.js';
 import { BRANCH_OPS, DATA_OPS } from '../src/jit/templates.generated.js';
 import { generate } from '../scripts/gen-jit-templates.js';
 import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
@@ -55,6 +56,45 @@ describe('the JavaScript tier does what the interpreter does', () => {
     expect(reference.outcome).not.toMatch(/trap|error/);
     for (const slice of [1e9, 997, 13]) expect(runKernel(module, n, 0, 1e12, slice)).toEqual(reference);
     expect(module.jit!.translated).toBeGreaterThan(0);
+  });
+
+  it.each(KERNELS)('%s: the same with loops outlined into functions of their own (where translations pass 3,000 or 16,000 characters), whole and in slices', (name, n) => {
+    const reference = runKernel(compileModule(kernel(name)), n, Infinity, 1e12, 1e9);
+    let outlined = 0;
+    // (With a threshold of 1,000, a loop-heavy callee gets hot through its loops before its caller is translated.)
+    for (const [limit, jitThreshold, slice] of [[3_000, 0, 1e9], [3_000, 1_000, 29], [16_000, 0, 13], [16_000, 1_000, 997]] as const) {
+      const module = compileModule(kernel(name));
+      module.jit = new JitTable(module.functions, limit);
+      expect(runKernel(module, n, jitThreshold, 1e12, slice)).toEqual(reference);
+      outlined += module.jit.loopsOutlined;
+    }
+    expect(outlined).toBeGreaterThan(0);
+  });
+
+  it('an outlined loop entered often for a few fuel is put back into its function; one that runs long stays outlined', async () => {
+    // The outer loop is too long to outline (the filler); its two inner loops are: $short
+    // turns once an entry, $long 300 times.
+    const filler = Array.from({ length: 80 }, (_, i) => `(local.set 1 (i32.xor (i32.add (local.get 1) (i32.const ${i})) (i32.const ${i * 7919})))`).join('\n');
+    const bytes = await assemble(`(module (func (export "run") (param i32) (result i32) (local i32 i32)
+      (loop $outer
+        (loop $short (local.set 1 (i32.add (local.get 1) (i32.const 3))) (br_if $short (i32.eqz (i32.and (local.get 1) (i32.const 1)))))
+        ${filler}
+        (local.set 2 (i32.const 300))
+        (loop $long (local.set 1 (i32.add (i32.mul (local.get 1) (i32.const 33)) (local.get 2))) (br_if $long (local.tee 2 (i32.sub (local.get 2) (i32.const 1)))))
+        (br_if $outer (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+      (local.get 1)))`);
+    const reference = runKernel(compileModule(bytes), 200, Infinity, 1e12, 1e9);
+    for (const [jitThreshold, slice] of [[0, 1e9], [0, 29], [50, 997]] as const) {
+      const module = compileModule(bytes);
+      module.jit = new JitTable(module.functions, 2_500);
+      // Translations take a step every few milliseconds (the first, and the one without $short):
+      // runs until both are done, each the same.
+      for (let run = 0; run < 1_000 && module.jit.outlined[0]?.length !== 1; run++) expect(runKernel(module, 200, jitThreshold, 1e12, slice)).toEqual(reference);
+      expect(module.jit.loopsOutlined).toBe(2);
+      expect(module.jit.loopsPutBack).toBe(1);
+      expect(module.jit.outlined[0]?.length).toBe(1);
+      expect(runKernel(module, 200, jitThreshold, 1e12, slice)).toEqual(reference);
+    }
   });
 
   it.each(KERNELS)('%s: the same with functions moving to the tier during the run (threshold 50), in slices', (name, n) => {
@@ -304,7 +344,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
       ex base pc fsp n s32 f32 f64 frames inst store instId fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
       calling true false S32 answer below fill w clockAt now sliceDeadline translateCallee readyFrame F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
-      at trapAt catch e ia
+      at trapAt catch e ia into loop
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);
     return words;
@@ -318,8 +358,8 @@ describe('the generated source: templates and numbers, nothing of the module', (
       if (/^['"`]/.test(t)) {
         if (!STRINGS.has(t)) problems.push(`string ${t}`);
       } else if (/^[A-Za-z_$]/.test(t)) {
-        // Frame words kept in variables are named by number: w0, w1, ...
-        if (!words.has(t) && !/^[wd]\d+$/.test(t)) problems.push(`name ${t}`);
+        // Frame words kept in variables are named by number: w0, w1, ..., outlined loops L0, L1, ...
+        if (!words.has(t) && !/^[wdL]\d+$/.test(t)) problems.push(`name ${t}`);
       } else if (!/^\d+(\.\d+)?(e[-+]?\d+)?$/.test(t) && !/^[-+*/%&|^~!<>=?:;,.(){}[\]]$/.test(t)) problems.push(`token ${t}`);
     }
     return problems;
@@ -330,11 +370,12 @@ describe('the generated source: templates and numbers, nothing of the module', (
     expect(DATA_OPS.size).toBeGreaterThan(150);
   });
 
-  it('every translated function of the kernels and of fuzzed modules uses only the vocabulary, numbers and one fixed string', () => {
+  it('every translated function of the kernels and of fuzzed modules, and every outlined loop, uses only the vocabulary, numbers and one fixed string', () => {
     const words = vocabulary();
     const modules = KERNELS.map(([name]) => compileModule(kernel(name)));
     for (let seed = 7200; seed < 7210; seed++) modules.push(compileModule(generateFuzzModule(seed), FUZZ_ENGINE_FEATURES));
     let functions = 0;
+    let loops = 0;
     const problems: string[] = [];
     for (const m of modules) {
       for (let i = m.numImportedFuncs; i < m.funcTypes.length; i++) {
@@ -342,10 +383,17 @@ describe('the generated source: templates and numbers, nothing of the module', (
         if (source === null) continue;
         functions++;
         problems.push(...checkSource(source, words).map((p) => `function ${i}: ${p}`));
+        // The same function with its loops outlined wherever its translation passes 3,000 characters.
+        const steps = translationInSteps(m.functions, i, 3_000);
+        let step = steps.next();
+        while (step.done !== true) step = steps.next();
+        for (const text of [step.value?.whole ?? '', ...(step.value?.loops ?? []).map((loop) => loop.source)]) problems.push(...checkSource(text, words).map((p) => `function ${i}, outlined: ${p}`));
+        loops += step.value?.loops.length ?? 0;
       }
     }
     expect(problems.slice(0, 20)).toEqual([]);
     expect(functions).toBeGreaterThan(100);
+    expect(loops).toBeGreaterThan(10);
   });
 
   it('names, export names and custom sections never reach it: a module dressed in hostile text translates byte for byte as its plain twin', async () => {

@@ -20,7 +20,7 @@ import { Trap, TrapKind } from '../interpreter/errors.js';
 import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
-import { functionSourceInSteps } from './translate.js';
+import { EXIT, functionSourceInSteps, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
 /** The most time one step of a translation takes (ms); the rest waits for a later entry of the function. */
@@ -39,51 +39,168 @@ function helpers(): Record<string, unknown> {
 }
 let helperObject: Record<string, unknown> | undefined;
 
+/**
+ * Outlining. A function that got hot through its loops (fewer than LOOP_FUNCTION_CALLS calls
+ * among its heat) and whose translation would pass OUTLINE_ABOVE characters has its loops
+ * outlined: each outermost loop (or, where one is itself too long, the loops inside it) becomes
+ * a JavaScript function of its own, which the function's translation calls where the loop
+ * starts, handing over the frame words the loop touches (translate.ts). V8 optimises a short
+ * function soon, on its own; a long one late, and again each time the run reaches a part that
+ * had not run before (the kernels' first runs, docs/performance.md). A function hot through its
+ * calls keeps its loops: they turn little. And each entry into an outlined loop pays a call
+ * and the words handed over, which a loop entered often for a few iterations does not earn
+ * back (lz4-wasm's and dprint-json's scanning loops): an outlined loop is on trial for its
+ * first TRIAL_ENTRIES entries, and one that ran less than MIN_FUEL_PER_ENTRY fuel an entry on
+ * average goes back into its function, which is translated again without it — in steps, as
+ * any translation, driven by that loop's own entries.
+ */
+const OUTLINE_ABOVE = 16_000;
+const LOOP_FUNCTION_CALLS = 100;
+const TRIAL_ENTRIES = 64;
+const MIN_FUEL_PER_ENTRY = 400;
+
+/** How an outlined loop has paid so far (across the translations of its function). */
+class LoopTrial {
+  entries = 0;
+  fuel = 0;
+  verdict: 'on trial' | 'pays' | 'fails' = 'on trial';
+}
+
+/** A function's outlined loops: their trials by header, and the loops it keeps (found not to pay). */
+class Outlining {
+  readonly trials = new Map<number, LoopTrial>();
+  readonly kept = new Set<number>();
+  /** How many of `kept` the installed translation keeps. */
+  keptInstalled = 0;
+  /** A translation without the loops kept, under way, and how many of `kept` it keeps. */
+  job: Generator<void, Translation> | null = null;
+  keptByJob = 0;
+
+  /**
+   * A loop has failed its trial: it is kept, and so is every loop of the function on trial that
+   * has not paid so far either, over an eighth of a trial at least (one translation for them
+   * all). How many.
+   */
+  putBack(): number {
+    const before = this.kept.size;
+    for (const [from, trial] of this.trials) {
+      if (trial.verdict === 'on trial' && trial.entries >= TRIAL_ENTRIES / 8 && trial.fuel < trial.entries * MIN_FUEL_PER_ENTRY) {
+        trial.verdict = 'fails';
+        this.kept.add(from);
+      }
+    }
+    return this.kept.size - before;
+  }
+}
+
+/** What translating a function gives: its source and its outlined loops, or nothing (null). */
+type Translation = { readonly whole: string; readonly loops: readonly OutlinedLoop[] } | null;
+
+/**
+ * Function `index`'s translation in steps (functionSourceInSteps): whole, or past `outlineAbove`
+ * characters with its loops outlined, but for those whose headers are in `kept`.
+ */
+export function* translationInSteps(
+  fns: CompiledFunctions, index: number, outlineAbove: number, kept: ReadonlySet<number> = new Set(),
+): Generator<void, Translation> {
+  const limit = Math.min(outlineAbove, MAX_SOURCE_CHARS);
+  const whole = yield* functionSourceInSteps(fns, index, null, limit);
+  if (whole !== TOO_LONG) return whole === null ? null : { whole: whole.source, loops: [] };
+  const loops = yield* outlinedLoopsInSteps(fns, index, limit, kept);
+  if (loops.length > 0) {
+    const outer = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS, loops);
+    if (outer !== TOO_LONG && outer !== null) return { whole: outer.source, loops };
+  }
+  if (limit === MAX_SOURCE_CHARS) return null;
+  const plain = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS);
+  return plain === TOO_LONG || plain === null ? null : { whole: plain.source, loops: [] };
+}
+
+/**
+ * The translations of function `index`'s loops, each up to `maxChars`: its outermost loops, and
+ * the loops inside one too long. A loop in `kept` stays in the function's own translation, and
+ * so do the loops inside it (entered more often still).
+ */
+function* outlinedLoopsInSteps(fns: CompiledFunctions, index: number, maxChars: number, kept: ReadonlySet<number>): Generator<void, OutlinedLoop[]> {
+  const loops: OutlinedLoop[] = [];
+  const work = loopNests(fns, index);
+  while (work.length > 0) {
+    const loop = work.shift()!;
+    if (kept.has(loop.from)) continue;
+    const translated = yield* functionSourceInSteps(fns, index, loop, maxChars);
+    if (translated === TOO_LONG) work.unshift(...loop.inner);
+    else if (translated !== null) loops.push({ from: loop.from, to: loop.to, source: translated.source, touched: translated.touched });
+  }
+  return loops;
+}
+
 export class JitTable {
   /** The translated function of each function index: undefined until translated, null when it cannot be. */
   readonly fns: Array<JitFunction | null | undefined>;
-  /** Heat per function index (the policy above). */
+  /** The installed translation's outlined loops, by function index: what its `table.loop(index, k)` gives. */
+  readonly outlined: Array<JitFunction[] | undefined> = [];
+  /** Functions with outlined loops: how those have paid. */
+  private readonly outlining = new Map<number, Outlining>();
+  /** Heat per function index (the policy above), and the calls among it. */
   readonly heat: Int32Array;
+  readonly calls: Int32Array;
+  /** Not before this (performance.now()) does a translation under way take its next step. */
+  translateAgainAt = 0;
   /** How many functions were translated, and the milliseconds it took (for the bench and tests). */
   translated = 0;
+  /** How many loops were outlined, and how many of them were put back (for the bench and tests). */
+  loopsOutlined = 0;
+  loopsPutBack = 0;
   /**
    * How many times an execution went back into translated code where the interpreter stood:
    * at its start, or after doing what the tier had left it (Execution.rejoin; for tests).
    */
   rejoined = 0;
   translateMs = 0;
-  /** Not before this (performance.now()) does a translation under way take its next step. */
-  translateAgainAt = 0;
   /** Translations under way (a large function is translated over several slices). */
-  private readonly jobs = new Map<number, Generator<void, string | null>>();
+  private readonly jobs = new Map<number, Generator<void, Translation>>();
 
-  constructor(readonly functions: CompiledFunctions) {
+  /** `outlineAbove`: OUTLINE_ABOVE (less in tests, to outline more). */
+  constructor(readonly functions: CompiledFunctions, private readonly outlineAbove = OUTLINE_ABOVE) {
     const count = functions.info.length / FUNC_INFO_STRIDE;
     this.fns = new Array<JitFunction | null | undefined>(count).fill(undefined);
     this.heat = new Int32Array(count);
+    this.calls = new Int32Array(count);
   }
 
   /**
    * For a call from translated code to a function not translated yet: the callee's translation,
    * if a step of it (the same budget as the interpreter's, translatedFunction) finishes it now;
-   * else the call goes through the interpreter. A hot caller's callees are hot too.
+   * else the call goes through the interpreter. A hot caller's callees are hot too (through its
+   * calls: their loops stay in them).
    */
   translateCallee(index: number): JitFunction | null | undefined {
+    return this.step(() => this.translate(index, TRANSLATE_SLICE_MS, false));
+  }
+
+  /**
+   * `translation()`, a step of a translation, unless one was taken less than TRANSLATE_EVERY_MS
+   * ago (undefined); after one that left the translation unfinished (undefined), the next waits
+   * that long.
+   */
+  step<T>(translation: () => T | undefined): T | undefined {
     if (performance.now() < this.translateAgainAt) return undefined;
-    const fn = this.translate(index, TRANSLATE_SLICE_MS);
-    if (fn === undefined) this.translateAgainAt = performance.now() + TRANSLATE_EVERY_MS;
-    return fn;
+    const result = translation();
+    if (result === undefined) this.translateAgainAt = performance.now() + TRANSLATE_EVERY_MS;
+    return result;
   }
 
   /**
    * The translated function for `index`, translating it for at most `budgetMs` now: null when
    * it stays interpreted, undefined while its translation goes on (it goes on at the next call).
+   * `hotThroughLoops`: it got hot in the interpreter through its loops rather than its calls,
+   * and its loops may be outlined.
    */
-  translate(index: number, budgetMs = Infinity): JitFunction | null | undefined {
+  translate(index: number, budgetMs = Infinity, hotThroughLoops = true): JitFunction | null | undefined {
     const have = this.fns[index];
     if (have !== undefined) return have;
     const started = performance.now();
-    const job = this.jobs.get(index) ?? functionSourceInSteps(this.functions, index);
+    const job = this.jobs.get(index) ?? translationInSteps(this.functions, index, hotThroughLoops ? this.outlineAbove : MAX_SOURCE_CHARS);
     let step = job.next();
     while (step.done !== true && performance.now() - started < budgetMs) step = job.next();
     if (step.done !== true) {
@@ -92,17 +209,100 @@ export class JitTable {
       return undefined;
     }
     this.jobs.delete(index);
-    let fn: JitFunction | null = null;
-    if (step.value !== null) {
-      const given = (helperObject ??= helpers());
-      const names = Object.keys(given);
-      const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n) {\n${step.value}\n};`);
-      fn = factory(this, this.functions.code, ...names.map((k) => given[k])) as JitFunction;
-      this.translated++;
-    }
+    const fn = this.install(index, step.value);
     this.fns[index] = fn;
     this.translateMs += performance.now() - started;
     return fn;
+  }
+
+  /** Outlined loop `k` of function `index`'s translation. */
+  loop(index: number, k: number): JitFunction {
+    return this.outlined[index]![k]!;
+  }
+
+  /** The function of a translation, its outlined loops made (and put on trial) with it. */
+  private install(index: number, translation: Translation): JitFunction | null {
+    if (translation === null) return null;
+    if (translation.loops.length > 0) {
+      let outlining = this.outlining.get(index);
+      if (outlining === undefined) this.outlining.set(index, (outlining = new Outlining()));
+      this.outlined[index] = translation.loops.map((loop, k) => this.onTrial(index, k, loop, outlining, this.make(loop.source)));
+    } else {
+      this.outlined[index] = undefined;
+    }
+    return this.make(translation.whole);
+  }
+
+  /**
+   * Outlined loop `k` of function `index` as its translation calls it: itself once it has been
+   * found to pay; before, through a wrapper that counts its entries and their fuel, and once it
+   * has been found not to, that takes steps of the translation without it.
+   */
+  private onTrial(index: number, k: number, loop: OutlinedLoop, outlining: Outlining, fn: JitFunction): JitFunction {
+    let trial = outlining.trials.get(loop.from);
+    if (trial === undefined) {
+      outlining.trials.set(loop.from, (trial = new LoopTrial()));
+      this.loopsOutlined++;
+    }
+    if (trial.verdict === 'pays') return fn;
+    const counted = trial;
+    const wrapper: JitFunction = (ex, base, pc, fsp, n) => {
+      if (counted.verdict === 'fails') this.translateWithout(index, outlining);
+      if (counted.verdict !== 'on trial') return fn(ex, base, pc, fsp, n);
+      const execution = ex as { jitLeft: number; pc: number };
+      const before = execution.jitLeft;
+      const answer = fn(ex, base, pc, fsp, n);
+      // Only an entry that ran until control left the loop tells what an entry costs: one cut
+      // short (the slice's end, a callee left to the interpreter) tells nothing.
+      if (answer === EXIT && execution.jitLeft > 0 && (execution.pc < loop.from || execution.pc >= loop.to)) {
+        counted.fuel += before - execution.jitLeft;
+        if (++counted.entries === TRIAL_ENTRIES) {
+          if (counted.fuel >= TRIAL_ENTRIES * MIN_FUEL_PER_ENTRY) {
+            counted.verdict = 'pays';
+            const installed = this.outlined[index];
+            if (installed?.[k] === wrapper) installed[k] = fn;
+          } else {
+            this.loopsPutBack += outlining.putBack();
+          }
+        }
+      }
+      return answer;
+    };
+    return wrapper;
+  }
+
+  /**
+   * A step (as translatedFunction's) of function `index`'s translation without the outlined
+   * loops found not to pay; done, it replaces the function's translation: the interpreter and
+   * translated callers enter the new one from their next entry (a slice's end is one).
+   */
+  private translateWithout(index: number, outlining: Outlining): void {
+    if (outlining.job === null && outlining.kept.size === outlining.keptInstalled) return;
+    this.step(() => {
+      const started = performance.now();
+      if (outlining.job === null) {
+        outlining.job = translationInSteps(this.functions, index, this.outlineAbove, new Set(outlining.kept));
+        outlining.keptByJob = outlining.kept.size;
+      }
+      let step = outlining.job.next();
+      while (step.done !== true && performance.now() - started < TRANSLATE_SLICE_MS) step = outlining.job.next();
+      this.translateMs += performance.now() - started;
+      if (step.done !== true) return undefined;
+      outlining.job = null;
+      outlining.keptInstalled = outlining.keptByJob;
+      const fn = this.install(index, step.value);
+      if (fn !== null) this.fns[index] = fn;
+      return true;
+    });
+  }
+
+  /** The JavaScript function of a translation's source (the factory hands it only what docs/jit.md lists). */
+  private make(source: string): JitFunction {
+    const given = (helperObject ??= helpers());
+    const names = Object.keys(given);
+    const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n) {\n${source}\n};`);
+    this.translated++;
+    return factory(this, this.functions.code, ...names.map((k) => given[k])) as JitFunction;
   }
 
   /**
@@ -124,17 +324,15 @@ export class JitTable {
 export function translatedFunction(jit: JitTable, index: number, heat: number, threshold: number): JitFunction | null {
   const have = jit.fns[index];
   if (have !== undefined) return have;
+  if (heat === 1) jit.calls[index]++; // (a call's; a loop header's is LOOP_HEAT)
   if ((jit.heat[index] += heat) < threshold) return null;
+  const hotThroughLoops = jit.calls[index]! < LOOP_FUNCTION_CALLS;
   // With threshold 0 (every function from its first call, for tests) at once. Otherwise in
   // steps of TRANSLATE_SLICE_MS, at most one per TRANSLATE_EVERY_MS of the module's time, so
   // that a large function's translation never holds the event loop, however often the
   // function is entered meanwhile (the interpreter runs it until its translation is done).
-  if (threshold === 0) return jit.translate(index) ?? null;
-  const now = performance.now();
-  if (now < jit.translateAgainAt) return null;
-  const fn = jit.translate(index, TRANSLATE_SLICE_MS);
-  if (fn === undefined) jit.translateAgainAt = performance.now() + TRANSLATE_EVERY_MS;
-  return fn ?? null;
+  if (threshold === 0) return jit.translate(index, Infinity, hotThroughLoops) ?? null;
+  return jit.step(() => jit.translate(index, TRANSLATE_SLICE_MS, hotThroughLoops)) ?? null;
 }
 
 /** The module's table, made on first use. */

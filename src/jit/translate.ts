@@ -265,8 +265,15 @@ class WordPromotion {
   /** Words a line uses as int32 otherwise (not as a whole slot moved by a copy, load or store). */
   private readonly intUses = new Set<number>();
 
+  /** The words the markers name (storeWords and the like), and the lowest word a call may hand on or write. */
+  private readonly marked = new Set<number>();
+  private markedFrom = Infinity;
+
   /** Takes note of a line's frame accesses (all lines first, then `decide`). */
   observe(line: string): void {
+    for (const m of line.matchAll(/@(?:store|load) ([\d,]*);/g)) for (const w of this.among(m[1]!)) this.marked.add(w);
+    // A callee's frame (`cb`, translated calls) and a call's arguments: every word from there up.
+    for (const m of line.matchAll(/@(?:store|load)From (\d+);|\bcb = (\d+) \+ base\b/g)) this.markedFrom = Math.min(this.markedFrom, Number(m[1] ?? m[2]));
     for (const m of line.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.typed.add(Number(m[1]));
     for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) this.f32Words.add(Number(m[1]));
     for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) this.f64Slots.add(Number(m[1]));
@@ -308,6 +315,25 @@ class WordPromotion {
     this.ints = new Set([...this.typed].filter((w) => !this.f32Words.has(w) && !this.inDouble(w) && !this.f64Slots.has(w) && !this.f64Slots.has(w - 1)));
     this.words = [...this.ints].sort((a, b) => a - b);
     this.pairs = [...this.doubles].sort((a, b) => a - b);
+  }
+
+  /** The frame words the observed lines touch: any, where one reaches the frame other than as `base + K`. */
+  touched(): FrameWords {
+    if (this.dynamic) return null;
+    const words = new Set<number>([...this.typed, ...this.f32Words, ...this.intUses, ...this.marked]);
+    for (const k of this.f64Slots) words.add(k).add(k + 1);
+    return { words, from: this.markedFrom };
+  }
+
+  /**
+   * The promoted words (a double's two) that code touching `touched` may read or write
+   * (`inside`), or that it leaves alone (not `inside`): a double with either word touched is
+   * touched.
+   */
+  touchedBy(touched: FrameWords, inside: boolean): number[] {
+    const ints = this.words.filter((w) => touches(touched, w) === inside);
+    const pairs = this.pairs.filter((k) => (touches(touched, k) || touches(touched, k + 1)) === inside);
+    return [...ints, ...pairs.flatMap((k) => [k, k + 1])];
   }
 
   /** The double holding word `w`, or -1. */
@@ -581,6 +607,32 @@ const loadWords = (words: readonly number[]): string => `@load ${words.map(num).
 /** Instructions (or lines) translated between two yields of functionSourceInSteps. */
 const STEP = 128;
 
+/** functionSourceInSteps' answer for a function or range whose translation would be too long. */
+export const TOO_LONG = 'too long';
+
+/** Part of a function's code, [from, to): one of its loops, translated on its own (tier.ts, outlined loops). */
+export interface CodeRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The frame words a translation may read or write, in the array or in its variables: these
+ * words and every word from `from` up (a call's arguments, its callee's frame); null for any.
+ */
+export type FrameWords = { readonly words: ReadonlySet<number>; readonly from: number } | null;
+
+const touches = (touched: FrameWords, w: number): boolean => touched === null || w >= touched.from || touched.words.has(w);
+
+/** A translation: its source, and the words it touches (what a caller of an outlined loop hands over). */
+export interface TranslatedSource {
+  readonly source: string;
+  readonly touched: FrameWords;
+}
+
+/** A loop translated as a function of its own, which its function's translation calls (tier.ts). */
+export interface OutlinedLoop extends CodeRange, TranslatedSource {}
+
 /**
  * The body of the JavaScript function for function `index` (the factory in tier.ts wraps it),
  * or null when the function stays in the interpreter: too long, or holding an instruction
@@ -590,15 +642,25 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
   const steps = functionSourceInSteps(fns, index);
   for (;;) {
     const step = steps.next();
-    if (step.done === true) return step.value;
+    if (step.done === true) return step.value === TOO_LONG || step.value === null ? null : step.value.source;
   }
 }
 
 /**
  * functionSource in steps: it yields after every STEP instructions or lines, so that the
- * translation of a large function can be spread over several slices (tier.ts).
+ * translation of a large function can be spread over several slices (tier.ts). TOO_LONG when
+ * it would pass MAX_TRANSLATED_WORDS or `maxChars`; null when it holds an instruction the tier
+ * does not know.
+ *
+ * With `range`, only that part of the function: entered at its loop headers and hand-back
+ * points only (never as a call), it leaves to the interpreter wherever control leaves the
+ * range — a branch out of it, falling off its end — as at any exit, with the fuel charged up to
+ * there. `outlined`: loops of the function translated so (each a range), which this one calls
+ * where each starts, handing over only the words the loop touches.
  */
-export function* functionSourceInSteps(fns: CompiledFunctions, index: number): Generator<void, string | null> {
+export function* functionSourceInSteps(
+  fns: CompiledFunctions, index: number, range: CodeRange | null = null, maxChars = MAX_SOURCE_CHARS, outlined: readonly OutlinedLoop[] = [],
+): Generator<void, TranslatedSource | typeof TOO_LONG | null> {
   if (!fns.isTranslated(index)) {
     // Waiting for its first call to be translated into the internal code (compiler.ts), which this reads.
     fns.ensureTranslated(index, null);
@@ -606,23 +668,56 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   }
   const { code, info } = fns;
   const at = index * FUNC_INFO_STRIDE;
-  const entry = info[at + FuncInfo.Entry]!;
-  const end = info[at + FuncInfo.CodeEnd]!;
-  if (entry < 0 || end - entry > MAX_TRANSLATED_WORDS) return null;
+  const functionEntry = info[at + FuncInfo.Entry]!;
+  const entry = range?.from ?? functionEntry;
+  const end = range?.to ?? info[at + FuncInfo.CodeEnd]!;
+  if (functionEntry < 0) return null;
+  if (end - entry > MAX_TRANSLATED_WORDS) return TOO_LONG;
+  const inRange = (pc: number): boolean => pc >= entry && pc < end;
 
   // Pass 1: where instructions start, and which start a block.
   const starts: number[] = [];
   const isStart = new Set<number>();
   const leaders = new Set<number>([entry]);
-  const entries: number[] = [entry];
+  // (A range starts at a loop header, an entry as such.)
+  const entries: number[] = range === null ? [entry] : [];
   // Where the interpreter may hand the function back (Execution.rejoin): after the calls and
   // memory.grows inside a loop. Outside every loop the rest of the function runs once, and the
   // interpreter finishes it; each entry costs the code a join.
   const handBacks: number[] = [];
   const loops: Array<[number, number]> = [];
+  // Outlined loops (tier.ts): each is a function of its own, called where its header is; the
+  // points inside it where the function can be entered enter it, and where control leaves it
+  // are blocks here.
+  const outlinedAt = (pc: number): number => outlined.findIndex((r) => pc >= r.from && pc < r.to);
+  const intoOutlined: Array<[number, number]> = [];
+  const exitsOf: Array<Set<number>> = outlined.map(() => new Set<number>());
   for (let pc = entry; pc < end; ) {
     const size = sizeAt(code, pc);
     if (size === null) return null;
+    const k = outlined.length > 0 ? outlinedAt(pc) : -1;
+    if (k >= 0 && pc !== outlined[k]!.from) {
+      const op = code[pc]!;
+      const into = op === Op.Loop ? pc : pc + size;
+      if ((op === Op.Loop || op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow)
+        && into < outlined[k]!.to && !intoOutlined.some(([p]) => p === into)) intoOutlined.push([into, k]);
+      if (op === Op.Call && !fns.isTranslated(code[pc + 1]!)) {
+        fns.ensureTranslated(code[pc + 1]!, null);
+        yield;
+      }
+      for (const t of targetsAt(code, pc)) {
+        if (inRange(t) && outlinedAt(t) !== k) {
+          leaders.add(t);
+          exitsOf[k]!.add(t);
+        }
+      }
+      if (pc + size === outlined[k]!.to && pc + size < end) {
+        leaders.add(pc + size);
+        exitsOf[k]!.add(pc + size);
+      }
+      pc += size;
+      continue;
+    }
     starts.push(pc);
     isStart.add(pc);
     const op = code[pc]!;
@@ -638,6 +733,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
     }
     if ((op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow) && pc + size < end) handBacks.push(pc + size);
     for (const t of targetsAt(code, pc)) {
+      if (!inRange(t)) continue; // leaving the range: an exit (goto)
       leaders.add(t);
       if (t <= pc && code[t] === Op.Loop) loops.push([t, pc]);
     }
@@ -654,7 +750,10 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   const block = (pc: number): string => num(blockOf.get(pc)!);
   // Every way out goes through one block that stores the promoted words and returns `answer`.
   const leave = num(leaders.size);
+  const enterBlock = (k: number): number => leaders.size + 1 + k;
   const exit = (pc: number): string => `{ ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; answer = 1; blk = ${leave}; continue; }`;
+  // A jump: to its block, or out of the range to the interpreter.
+  const goto = (pc: number): string => (inRange(pc) ? `blk = ${block(pc)}; continue;` : exit(pc));
 
   // Pass 2: the code, one instruction per line, frame words as `s32[base + K]`.
   const lines: string[] = [];
@@ -663,11 +762,24 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   for (const pc of starts) {
     if (++done % STEP === 0) {
       // Already past the limit (the variables of pass 3 shorten it only a little): stop here.
-      if (length > 1.5 * MAX_SOURCE_CHARS) return null;
+      if (length > 1.5 * maxChars) return TOO_LONG;
       yield;
     }
     length += lines.length > 0 ? lines[lines.length - 1]!.length : 0;
     if (leaders.has(pc)) lines.push(`case ${block(pc)}:`);
+    const k = outlined.length > 0 ? outlinedAt(pc) : -1;
+    if (k >= 0) {
+      // An outlined loop: the words it touches go to the array, and back after it; where it
+      // left, this goes on; anything else it answered, this answers, with the rest of its
+      // words stored (the loop's are in the array).
+      const { from, to } = outlined[k]!;
+      const targets = [...exitsOf[k]!].sort((a, b) => a - b).map((t) => `case ${num(t)}: blk = ${block(t)}; continue;`);
+      lines.push(`into = ${num(pc)};`);
+      lines.push(`case ${num(enterBlock(k))}: @storeLoop ${num(k)}; { ex.jitLeft = left; calling = true; const r = L${num(k)}(ex, base, into, fsp, n); calling = false; left = ex.jitLeft;`
+        + ` if (r === 0) return 0; if (r === 1 && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
+        + ` switch (ex.pc) { ${targets.join(' ')} } } @storeAllBut ${num(k)}; answer = r; below = 0; blk = ${leave}; continue; }`);
+      continue;
+    }
     const op = code[pc]!;
     const data = DATA_OPS.get(op);
     if (data !== undefined) {
@@ -677,7 +789,7 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
     }
     const branch = BRANCH_OPS.get(op);
     if (branch !== undefined) {
-      lines.push(`left -= ${num(code[pc + branch.fuel]!)}; if (${fill(branch.cond, code, pc)}) { blk = ${block(code[pc + branch.target]!)}; continue; }`);
+      lines.push(`left -= ${num(code[pc + branch.fuel]!)}; if (${fill(branch.cond, code, pc)}) { ${goto(code[pc + branch.target]!)} }`);
       continue;
     }
     if (EXIT_SIZES.has(op)) {
@@ -697,13 +809,13 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
         lines.push(`at = ${num(pc)}; throw new Trap(TrapKind.Unreachable);`);
         break;
       case Op.Jump:
-        lines.push(`left -= ${num(code[pc + 2]!)}; blk = ${block(code[pc + 1]!)}; continue;`);
+        lines.push(`left -= ${num(code[pc + 2]!)}; ${goto(code[pc + 1]!)}`);
         break;
       case Op.BranchTable: {
         const count = code[pc + 3]!;
         const cases: string[] = [];
-        for (let k = 0; k < count; k++) cases.push(`case ${num(k)}: blk = ${block(code[pc + 4 + k]!)}; continue;`);
-        lines.push(`{ left -= ${num(code[pc + 2]!)}; switch (s32[base + ${num(code[pc + 1]!)}] >>> 0) { ${cases.join(' ')} default: blk = ${block(code[pc + 4 + count]!)}; continue; } }`);
+        for (let k = 0; k < count; k++) cases.push(`case ${num(k)}: ${goto(code[pc + 4 + k]!)}`);
+        lines.push(`{ left -= ${num(code[pc + 2]!)}; switch (s32[base + ${num(code[pc + 1]!)}] >>> 0) { ${cases.join(' ')} default: ${goto(code[pc + 4 + count]!)} } }`);
         break;
       }
       case Op.Fuel:
@@ -771,6 +883,8 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
         throw new Error(`internal error: no translation for opcode ${op}`);
     }
   }
+  // Falling off a range's end: the interpreter goes on there.
+  if (range !== null) lines.push(exit(end));
 
   // Pass 3: frame words into variables, and the markers into stores and loads.
   const words = new WordPromotion();
@@ -788,7 +902,8 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
   // below its base are this frame's to store; the callee's own are in the array already.
   // `at`: the position of the last instruction that may trap, recorded when one does.
-  out.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0;`);
+  out.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0, into = 0;`);
+  if (outlined.length > 0) out.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
   out.push(words.declarations());
   // At the function's entry only its parameters and constant slots hold anything (locals are
   // zero, like the variables); at a loop header, any word may. From a translated caller
@@ -798,11 +913,15 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
   const params: number[] = [];
   for (let w = 0; w < paramsEnd; w++) params.push(w);
   out.push('switch (pc) {');
-  out.push(`case ${num(FRESH_ENTRY)}:`);
+  if (range === null) out.push(`case ${num(FRESH_ENTRY)}:`);
   for (const pc of new Set(entries)) out.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
+  for (const [pc, k] of intoOutlined) if (!entries.includes(pc)) out.push(`case ${num(pc)}: into = pc; blk = ${num(enterBlock(k))}; break;`);
   out.push(`default: return ${num(NO_ENTRY)};`);
   out.push('}');
-  if (code[entry] === Op.Loop) {
+  if (range !== null) {
+    // A range is entered where any word may be live.
+    out.push(words.load());
+  } else if (code[entry] === Op.Loop) {
     // The body starts with a loop, whose header is the entry too: the interpreter may enter
     // there after a pause, with any word live. A fresh entry readies the whole frame first.
     const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, index, false);
@@ -821,11 +940,53 @@ export function* functionSourceInSteps(fns: CompiledFunctions, index: number): G
         .replace(/@storeFrom (\d+);/, (_, w: string) => words.store(words.from(Number(w))))
         .replace(/@loadFrom (\d+);/, (_, w: string) => words.load(words.from(Number(w))))
         .replace(/@store ([\d,]*);/g, (_, list: string) => words.store(words.among(list)))
-        .replace(/@load ([\d,]*);/g, (_, list: string) => words.load(words.among(list))),
+        .replace(/@load ([\d,]*);/g, (_, list: string) => words.load(words.among(list)))
+        .replace(/@storeLoop (\d+);/, (_, k: string) => words.store(words.touchedBy(outlined[Number(k)]!.touched, true)))
+        .replace(/@loadLoop (\d+);/, (_, k: string) => words.load(words.touchedBy(outlined[Number(k)]!.touched, true)))
+        .replace(/@storeAllBut (\d+);/, (_, k: string) => words.store(words.touchedBy(outlined[Number(k)]!.touched, false))),
     );
   }
   out.push(`case ${leave}: ${words.storeBelow()} return answer;`);
   out.push("} throw new Error('internal error: ran past the end of a translated function'); } } catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; throw e; } finally { if (!calling) ex.jitLeft = left; }");
   const source = out.join('\n');
-  return source.length > MAX_SOURCE_CHARS ? null : source;
+  return source.length > maxChars ? TOO_LONG : { source, touched: words.touched() };
+}
+
+/**
+ * The loops of function `index` as ranges of its code, each from its header to the end of its
+ * last back-edge — widened to hold any loop that starts inside it, so that they nest — with
+ * the loops each one holds, outermost first.
+ */
+export interface LoopNest extends CodeRange {
+  readonly inner: readonly LoopNest[];
+}
+
+export function loopNests(fns: CompiledFunctions, index: number): LoopNest[] {
+  const { code, info } = fns;
+  const at = index * FUNC_INFO_STRIDE;
+  const end = info[at + FuncInfo.CodeEnd]!;
+  const ends = new Map<number, number>();
+  for (let pc = info[at + FuncInfo.Entry]!; pc < end; ) {
+    const size = sizeAt(code, pc);
+    if (size === null) return [];
+    for (const t of targetsAt(code, pc)) {
+      if (t <= pc && code[t] === Op.Loop) ends.set(t, Math.max(ends.get(t) ?? 0, pc + size));
+    }
+    pc += size;
+  }
+  // Widen, the last-starting first (so that those inside are widened already): a loop that
+  // starts inside another one may end after it (a branch from it to the outer header).
+  const headers = [...ends.keys()].sort((a, b) => a - b);
+  for (const h of [...headers].reverse()) {
+    for (const inner of headers) if (inner > h && inner < ends.get(h)!) ends.set(h, Math.max(ends.get(h)!, ends.get(inner)!));
+  }
+  const nest = (from: number, to: number): LoopNest[] => {
+    const out: LoopNest[] = [];
+    for (const h of headers) {
+      if (h < from || h >= to || out.some((l) => h < l.to)) continue;
+      out.push({ from: h, to: ends.get(h)!, inner: nest(h + 1, ends.get(h)!) });
+    }
+    return out;
+  };
+  return nest(info[at + FuncInfo.Entry]!, end);
 }
