@@ -598,7 +598,11 @@ function span(from: number, count: number): number[] {
   return words;
 }
 
-/** Markers the first pass leaves for the second (WordPromotion): where to store and load which words. */
+/**
+ * Markers the first pass leaves for the second (WordPromotion): where to store and load which
+ * words. MARKER finds each of them (and those of an outlined loop's call) for pass 3.
+ */
+const MARKER = /@(storeFrom|loadFrom|store|load|storeLoop|loadLoop|storeAllBut) ([\d,]*);/g;
 const storeFrom = (word: number): string => `@storeFrom ${num(word)};`;
 const loadFrom = (word: number): string => `@loadFrom ${num(word)};`;
 const storeWords = (words: readonly number[]): string => `@store ${words.map(num).join(',')};`;
@@ -933,18 +937,21 @@ export function* functionSourceInSteps(
       + ` else if (pc === ${num(entry)}) { ${words.loadOnly([...params, ...constants])} } else { ${words.load()} }`);
   }
   out.push('try { for (;;) { switch (blk) {');
+  const marker = (kind: string, argument: string): string => {
+    switch (kind) {
+      case 'storeFrom': return words.store(words.from(Number(argument)));
+      case 'loadFrom': return words.load(words.from(Number(argument)));
+      case 'store': return words.store(words.among(argument));
+      case 'load': return words.load(words.among(argument));
+      case 'storeLoop': return words.store(words.touchedBy(outlined[Number(argument)]!.touched, true));
+      case 'loadLoop': return words.load(words.touchedBy(outlined[Number(argument)]!.touched, true));
+      default: return words.store(words.touchedBy(outlined[Number(argument)]!.touched, false)); // storeAllBut
+    }
+  };
   for (const [i, line] of lines.entries()) {
     if (i % STEP === STEP - 1) yield;
-    out.push(
-      words.rewrite(line)
-        .replace(/@storeFrom (\d+);/, (_, w: string) => words.store(words.from(Number(w))))
-        .replace(/@loadFrom (\d+);/, (_, w: string) => words.load(words.from(Number(w))))
-        .replace(/@store ([\d,]*);/g, (_, list: string) => words.store(words.among(list)))
-        .replace(/@load ([\d,]*);/g, (_, list: string) => words.load(words.among(list)))
-        .replace(/@storeLoop (\d+);/, (_, k: string) => words.store(words.touchedBy(outlined[Number(k)]!.touched, true)))
-        .replace(/@loadLoop (\d+);/, (_, k: string) => words.load(words.touchedBy(outlined[Number(k)]!.touched, true)))
-        .replace(/@storeAllBut (\d+);/, (_, k: string) => words.store(words.touchedBy(outlined[Number(k)]!.touched, false))),
-    );
+    const text = words.rewrite(line);
+    out.push(text.includes('@') ? text.replace(MARKER, (_, kind: string, argument: string) => marker(kind, argument)) : text);
   }
   out.push(`case ${leave}: ${words.storeBelow()} return answer;`);
   out.push("} throw new Error('internal error: ran past the end of a translated function'); } } catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; throw e; } finally { if (!calling) ex.jitLeft = left; }");
