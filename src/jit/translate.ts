@@ -271,9 +271,14 @@ class WordPromotion {
 
   /** Takes note of a line's frame accesses (all lines first, then `decide`). */
   observe(line: string): void {
-    for (const m of line.matchAll(/@(?:store|load) ([\d,]*);/g)) for (const w of this.among(m[1]!)) this.marked.add(w);
+    // (Most lines hold no marker and no call: the cheap look first, the regular expressions only then.)
+    if (line.includes('@')) {
+      for (const m of line.matchAll(/@(?:store|load) ([\d,]*);/g)) for (const w of this.among(m[1]!)) this.marked.add(w);
+      for (const m of line.matchAll(/@(?:store|load)From (\d+);/g)) this.markedFrom = Math.min(this.markedFrom, Number(m[1]));
+    }
     // A callee's frame (`cb`, translated calls) and a call's arguments: every word from there up.
-    for (const m of line.matchAll(/@(?:store|load)From (\d+);|\bcb = (\d+) \+ base\b/g)) this.markedFrom = Math.min(this.markedFrom, Number(m[1] ?? m[2]));
+    if (line.includes('cb = ')) for (const m of line.matchAll(/\bcb = (\d+) \+ base\b/g)) this.markedFrom = Math.min(this.markedFrom, Number(m[1]));
+    if (!line.includes('32[') && !line.includes('64[') && !line.includes('base + ')) return;
     for (const m of line.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.typed.add(Number(m[1]));
     for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) this.f32Words.add(Number(m[1]));
     for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) this.f64Slots.add(Number(m[1]));
@@ -282,14 +287,19 @@ class WordPromotion {
     if (/\b(s32|f32|f64)\[/.test(rest)) this.dynamic = true;
     // What a double may meet besides the f64 view: a whole-slot copy, load or store, and the
     // NaN rules' helpers; any other int32 use of its words keeps the slot in the array.
-    const copy = COPY.exec(line);
+    // (A whole-slot move names two words of the frame; a NaN rule names its helper.)
+    const slotMoves = line.indexOf('s32[base + ') !== line.lastIndexOf('s32[base + ');
+    const copy = slotMoves ? COPY.exec(line) : null;
     if (copy !== null && wholeSlot(copy)) this.copies.push([Number(copy[1]), Number(copy[2])]);
-    const other = line
-      .replace(CONST_PAIR, (all, ...m: string[]) => (constantDouble([all, ...m.slice(0, 4)]) !== null ? '' : all))
-      .replace(COPY, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 4)]) ? '' : all))
-      .replace(SLOT_LOAD, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all))
-      .replace(SLOT_STORE, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all))
-      .replace(NAN_RULE, '');
+    let other = line;
+    if (slotMoves) {
+      other = other
+        .replace(CONST_PAIR, (all, ...m: string[]) => (constantDouble([all, ...m.slice(0, 4)]) !== null ? '' : all))
+        .replace(COPY, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 4)]) ? '' : all))
+        .replace(SLOT_LOAD, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all))
+        .replace(SLOT_STORE, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all));
+    }
+    if (other.includes('NaN')) other = other.replace(NAN_RULE, '');
     for (const m of other.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.intUses.add(Number(m[1]));
     for (const m of other.replace(/\b[sfSF](32|64)\[base \+ \d+( >> 1)?\]/g, '').matchAll(/\bbase \+ (\d+)/g)) {
       this.intUses.add(Number(m[1]));
@@ -350,10 +360,12 @@ class WordPromotion {
   /** `line` with promoted words as variables, stored and loaded around what needs the array. */
   rewrite(source: string): string {
     if (this.ints.size === 0 && this.doubles.size === 0) return source;
+    // (A line that reaches no frame word, most of a translation's `case` and branch lines, stays.)
+    if (!source.includes('32[') && !source.includes('64[') && !source.includes('base + ')) return source;
     let line = source;
     // A double's slot moved whole: a copy between two doubles is an assignment; a load or a
     // store of the slot reads or writes its 8 bytes as one (DataView keeps a NaN's bits).
-    line = line
+    if (this.doubles.size > 0) line = line
       .replace(CONST_PAIR, (all, d: string, lo: string, d1: string, hi: string) => {
         const literal = constantDouble([all, d, lo, d1, hi]);
         return literal !== null && this.doubles.has(Number(d)) ? `d${d} = ${literal};` : all;
@@ -365,7 +377,7 @@ class WordPromotion {
       .replace(SLOT_STORE, (all, v: string, v1: string) =>
         (wholeSlot([all, v, v1]) && this.doubles.has(Number(v)) ? `view.setFloat64(ea, d${v}, true);` : all));
     // The f64 NaN rules on doubles: on their values (numeric.ts, f64NaN2Of and the like).
-    line = line.replace(NAN_RULE,
+    if (this.doubles.size > 0) line = line.replace(NAN_RULE,
       (all, name: string, d: string, a: string, b: string | undefined) => {
         const slots = [d, a, ...(b === undefined ? [] : [b])].map(Number);
         if (!slots.every((k) => this.doubles.has(k))) return all;
