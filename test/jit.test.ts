@@ -333,6 +333,26 @@ describe('differential fuzzing of the tier', () => {
   }, 120_000);
 });
 
+describe('outlined loops under the fuzzer', () => {
+  it('larger Binaryen modules with loops outlined wherever a translation passes 2,000 characters: Node\'s results, the interpreter\'s fuel', () => {
+    let outlined = 0;
+    const mismatches: unknown[] = [];
+    for (let seed = 7300; seed < 7324; seed++) {
+      const bytes = generateFuzzModule(seed, 4 * DEFAULT_FUZZ_INPUT_SIZE, (['none', 'O2', 'fuzz-passes'] as const)[seed % 3]!);
+      const driver = seed % 2 === 0 ? 'sync' : 'sliced';
+      const interpreted = runDifferential(bytes, { jitThreshold: Infinity, driver, driverSeed: seed, triageNan: false });
+      const tiered = runDifferential(bytes, { jitThreshold: 0, outlineAbove: 2_000, driver, driverSeed: seed, triageNan: false });
+      if (tiered.divergences.length > 0) mismatches.push({ seed, against: 'node', first: tiered.divergences[0] });
+      if (JSON.stringify(tiered.ourFuel) !== JSON.stringify(interpreted.ourFuel) || tiered.hostCalls !== interpreted.hostCalls) {
+        mismatches.push({ seed, against: 'interpreter', fuel: [interpreted.ourFuel, tiered.ourFuel], hostCalls: [interpreted.hostCalls, tiered.hostCalls] });
+      }
+      outlined += tiered.ourOutlined;
+    }
+    expect(mismatches).toEqual([]);
+    expect(outlined).toBeGreaterThan(10);
+  }, 120_000);
+});
+
 describe('the generated source: templates and numbers, nothing of the module', () => {
   /** Every name the translator's own text and the templates may use. */
   function vocabulary(): Set<string> {

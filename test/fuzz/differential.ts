@@ -47,6 +47,7 @@ import {
 } from '../../src/interpreter/index.js';
 import { EXTERNREF, F32, F64, FUNCREF, I32, I64, type Import, V128, type ValType, valTypeName } from '../../src/interpreter/types.js';
 import { denanModule, FUZZ_ENGINE_FEATURES, nanRuleVariant } from './binaryen-gen.js';
+import { JitTable } from '../../src/jit/tier.js';
 import { bitsFromCarriers, bitsToLanes, callBridge, carried, carriersOfBits, globalBridge, importBridge, lanesToBits, needsCarrying } from './js-bridge.js';
 
 // ---- options and results ----------------------------------------------------------------------
@@ -82,6 +83,8 @@ export interface DifferentialOptions {
   ourModuleForTesting?: Uint8Array;
   /** Our store's StoreOptions.jitThreshold: 0 runs every function in the JavaScript tier, Infinity none (the default policy otherwise). */
   jitThreshold?: number;
+  /** The JavaScript tier outlines the loops of translations longer than this (tier.ts, JitTable; less outlines more). */
+  outlineAbove?: number;
 }
 
 export type TrapClass =
@@ -155,8 +158,9 @@ export interface ModuleResult {
   seen: { nans: number; v128s: number };
   /** Fuel our engine consumed in each step (instantiation, then each call), whatever the step ended with. */
   ourFuel: number[];
-  /** How many of the module's functions our engine ran in the JavaScript tier. */
+  /** How many of the module's functions our engine ran in the JavaScript tier, and how many loops it outlined. */
   ourTranslated: number;
+  ourOutlined: number;
 }
 
 // ---- values ----------------------------------------------------------------------------------
@@ -1213,7 +1217,7 @@ export function withMemoryExport(bytes: Uint8Array): Uint8Array {
 function emptyResult(status: ModuleResult['status'], skipReason?: string): ModuleResult {
   return {
     status, skipReason, steps: 0, calls: 0, hostCalls: 0, callOutcomes: { ok: 0, trap: 0, hostException: 0 },
-    divergences: [], nanDifferences: [], nanDerived: [], seen: { nans: 0, v128s: 0 }, ourFuel: [], ourTranslated: 0,
+    divergences: [], nanDifferences: [], nanDerived: [], seen: { nans: 0, v128s: 0 }, ourFuel: [], ourTranslated: 0, ourOutlined: 0,
   };
 }
 
@@ -1305,12 +1309,14 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions, nodeBytes: Uin
 
   const result = emptyResult('compared');
   const cmp = new Comparison(nanBits);
+  if (options.outlineAbove !== undefined) module.jit = new JitTable(module.functions, options.outlineAbove);
   const ours = new OurSide(module, fuel, options.driver ?? 'sync', options.driverSeed ?? 1, options.jitThreshold);
   const node = new NodeSide(nodeModule, module);
 
   const finish = (): ModuleResult => {
     result.ourFuel = ours.fuelUsed;
     result.ourTranslated = module.jit?.translated ?? 0;
+    result.ourOutlined = module.jit?.loopsOutlined ?? 0;
     result.divergences = cmp.divergences;
     result.nanDifferences = cmp.nanDifferences;
     result.seen = cmp.seen;
