@@ -122,7 +122,7 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   if (!ex.mayUseTier() || ex.memoryIndex !== 0) return null;
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
-  const translated = translatedFunction(jit, ex.inst!.module.functionIndexAt(ex.pc), 1, store.jitThreshold);
+  const translated = translatedFunction(jit, ex.inst!.module.functionIndexAt(ex.pc), 1, store.jitThreshold, ex.sliceDeadline);
   if (translated === null) {
     // Not here, then at the return into the function's caller (runStretch's Return).
     ex.rejoin = true;
@@ -1337,7 +1337,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       const translatedBefore = jit.translated;
       const translated = mode === ENTER_AFTER_EXIT
         ? jit.fns[callIndex] ?? null
-        : translatedFunction(jit, callIndex, mode === ENTER_LOOP ? LOOP_HEAT : 1, store.jitThreshold);
+        : translatedFunction(jit, callIndex, mode === ENTER_LOOP ? LOOP_HEAT : 1, store.jitThreshold, ex.sliceDeadline);
       if (inst.code !== code) {
         // The tier's translation translated callees waiting for their first call (compiler.ts,
         // CompiledFunctions): the code grew. Go on with it (the loop header is passed again).

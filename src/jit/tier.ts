@@ -188,18 +188,20 @@ export class JitTable {
    * else the call goes through the interpreter. A hot caller's callees are hot too (through its
    * calls: their loops stay in them).
    */
-  translateCallee(index: number): JitFunction | null | undefined {
-    return this.step(() => this.translate(index, TRANSLATE_SLICE_MS, false));
+  translateCallee(index: number, deadline: number): JitFunction | null | undefined {
+    return this.step(deadline, (budgetMs) => this.translate(index, budgetMs, false));
   }
 
   /**
-   * `translation()`, a step of a translation, unless one was taken less than TRANSLATE_EVERY_MS
-   * ago (undefined); after one that left the translation unfinished (undefined), the next waits
-   * that long.
+   * `translation(budgetMs)`, a step of a translation of at most TRANSLATE_SLICE_MS and never past
+   * the slice's `deadline` (Execution.sliceDeadline), unless one was taken less than
+   * TRANSLATE_EVERY_MS ago or the deadline has passed (undefined); after one that left the
+   * translation unfinished (undefined), the next waits that long.
    */
-  step<T>(translation: () => T | undefined): T | undefined {
-    if (performance.now() < this.translateAgainAt) return undefined;
-    const result = translation();
+  step<T>(deadline: number, translation: (budgetMs: number) => T | undefined): T | undefined {
+    const now = performance.now();
+    if (now < this.translateAgainAt || now >= deadline) return undefined;
+    const result = translation(Math.min(TRANSLATE_SLICE_MS, deadline - now));
     if (result === undefined) this.translateAgainAt = performance.now() + TRANSLATE_EVERY_MS;
     return result;
   }
@@ -261,7 +263,7 @@ export class JitTable {
     if (trial.verdict === 'pays') return fn;
     const counted = trial;
     const wrapper: JitFunction = (ex, base, pc, fsp, n) => {
-      if (counted.verdict === 'fails') this.translateWithout(index, outlining);
+      if (counted.verdict === 'fails') this.translateWithout(index, outlining, (ex as { sliceDeadline: number }).sliceDeadline);
       if (counted.verdict !== 'on trial') return fn(ex, base, pc, fsp, n);
       const execution = ex as { jitLeft: number; pc: number };
       const before = execution.jitLeft;
@@ -290,16 +292,16 @@ export class JitTable {
    * loops found not to pay; done, it replaces the function's translation: the interpreter and
    * translated callers enter the new one from their next entry (a slice's end is one).
    */
-  private translateWithout(index: number, outlining: Outlining): void {
+  private translateWithout(index: number, outlining: Outlining, deadline: number): void {
     if (outlining.job === null && outlining.kept.size === outlining.keptInstalled) return;
-    this.step(() => {
+    this.step(deadline, (budgetMs) => {
       const started = performance.now();
       if (outlining.job === null) {
         outlining.job = translationInSteps(this.functions, index, this.outlineAbove, new Set(outlining.kept));
         outlining.keptByJob = outlining.kept.size;
       }
       let step = outlining.job.next();
-      while (step.done !== true && performance.now() - started < TRANSLATE_SLICE_MS) step = outlining.job.next();
+      while (step.done !== true && performance.now() - started < budgetMs) step = outlining.job.next();
       this.translateMs += performance.now() - started;
       if (step.done !== true) return undefined;
       outlining.job = null;
@@ -334,19 +336,21 @@ export class JitTable {
 /**
  * The translated function for `index` where the interpreter may enter it, after adding `heat`:
  * translated now if the heat has reached `threshold`; null while it stays interpreted.
+ * `deadline`: the slice's (JitTable.step).
  */
-export function translatedFunction(jit: JitTable, index: number, heat: number, threshold: number): JitFunction | null {
+export function translatedFunction(jit: JitTable, index: number, heat: number, threshold: number, deadline: number): JitFunction | null {
   const have = jit.fns[index];
   if (have !== undefined) return have;
   if (heat === 1) jit.calls[index]++; // (a call's; a loop header's is LOOP_HEAT)
   if ((jit.heat[index] += heat) < threshold) return null;
   const hotThroughLoops = jit.calls[index]! < LOOP_FUNCTION_CALLS;
   // With threshold 0 (every function from its first call, for tests) at once. Otherwise in
-  // steps of TRANSLATE_SLICE_MS, at most one per TRANSLATE_EVERY_MS of the module's time, so
-  // that a large function's translation never holds the event loop, however often the
-  // function is entered meanwhile (the interpreter runs it until its translation is done).
+  // steps of TRANSLATE_SLICE_MS, at most one per TRANSLATE_EVERY_MS of the module's time and
+  // none past the slice's deadline, so that a large function's translation never holds the
+  // event loop, however often the function is entered meanwhile (the interpreter runs it until
+  // its translation is done).
   if (threshold === 0) return jit.translate(index, Infinity, hotThroughLoops) ?? null;
-  return jit.step(() => jit.translate(index, TRANSLATE_SLICE_MS, hotThroughLoops)) ?? null;
+  return jit.step(deadline, (budgetMs) => jit.translate(index, budgetMs, hotThroughLoops)) ?? null;
 }
 
 /** The module's table, made on first use. */

@@ -851,7 +851,7 @@ export function* functionSourceInSteps(
         const calleeEntry = num(info[calleeAt + FuncInfo.Entry]!);
         const setup = frameSetup(fns, callee);
         lines.push(
-          `{ const fn = fns[${num(callee)}] ?? table.translateCallee(${num(callee)}), cb = ${num(argBase)} + base;`
+          `{ const fn = fns[${num(callee)}] ?? table.translateCallee(${num(callee)}, ex.sliceDeadline), cb = ${num(argBase)} + base;`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
           + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!))}`
           + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
