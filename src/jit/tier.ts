@@ -20,7 +20,7 @@ import { Trap, TrapKind } from '../interpreter/errors.js';
 import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
-import { EXIT, functionSourceInSteps, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG } from './translate.js';
+import { EXIT, functionSourceInSteps, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG, type TranslatedSource } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
 /** The most time one step of a translation takes (ms); the rest waits for a later entry of the function. */
@@ -57,11 +57,15 @@ let helperObject: Record<string, unknown> | undefined;
 const OUTLINE_ABOVE = 16_000;
 const LOOP_FUNCTION_CALLS = 100;
 const TRIAL_ENTRIES = 64;
+/** Loops are outlined only where they hold this share of the function's words at least (translationInSteps). */
+const MIN_LOOP_SHARE = 1 / 3;
 /**
  * The fewest characters of translation a word of internal code has taken, over the kernels'
- * and the real programs' functions of 8,000 characters and more (15.8; median 38.5).
+ * and the real programs' functions of 8,000 characters and more (15.8; the median 38.5).
  */
 const MIN_CHARS_PER_WORD = 15;
+/** What a word is taken to make where the function was not translated whole (loopShare's estimate; between the two). */
+const ESTIMATED_CHARS_PER_WORD = 25;
 const MIN_FUEL_PER_ENTRY = 400;
 
 /** How an outlined loop has paid so far (across the translations of its function). */
@@ -114,20 +118,53 @@ export function* translationInSteps(
     fns.ensureTranslated(index, null);
     yield;
   }
-  // A function whose translation is sure to be too long is not tried whole.
   const at = index * FUNC_INFO_STRIDE;
-  if (limit === MAX_SOURCE_CHARS || fns.info[at + FuncInfo.CodeEnd]! - fns.info[at + FuncInfo.Entry]! <= limit / MIN_CHARS_PER_WORD) {
-    const whole = yield* functionSourceInSteps(fns, index, null, limit);
-    if (whole !== TOO_LONG) return whole === null ? null : { whole: whole.source, loops: [] };
+  const words = fns.info[at + FuncInfo.CodeEnd]! - fns.info[at + FuncInfo.Entry]!;
+  // Whole first, unless it is sure to pass the limit; past it, how long its words make it.
+  let whole: TranslatedSource | typeof TOO_LONG | null | undefined;
+  let charsPerWord = ESTIMATED_CHARS_PER_WORD;
+  if (limit === MAX_SOURCE_CHARS || words <= limit / MIN_CHARS_PER_WORD) {
+    whole = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS);
+    if (whole === null) return null;
+    if (whole !== TOO_LONG) {
+      if (whole.source.length <= limit) return { whole: whole.source, loops: [] };
+      charsPerWord = whole.source.length / words;
+    }
   }
-  const loops = yield* outlinedLoopsInSteps(fns, index, limit, kept);
-  if (loops.length > 0) {
-    const outer = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS, loops);
-    if (outer !== TOO_LONG && outer !== null) return { whole: outer.source, loops };
+  if (limit === MAX_SOURCE_CHARS) return null; // (too long whole, and not hot through its loops)
+  // Outlining pays where the loops take much of the function away; otherwise the function stays
+  // long (V8 optimises it as late) and only gains the calls — lz4-wasm's two hot functions, their
+  // outlined loops 15% and 28% of their words, and the rest of each longer than it was whole. A
+  // function too long to translate whole has nothing to lose, unless what its loops leave is
+  // sure to be too long as well (dprint-json has twenty such functions).
+  const share = loopShare(fns, index, limit / charsPerWord, kept);
+  const outerSureTooLong = words * (1 - share) > MAX_SOURCE_CHARS / MIN_CHARS_PER_WORD;
+  if (!outerSureTooLong && (whole === TOO_LONG || share >= MIN_LOOP_SHARE)) {
+    const loops = yield* outlinedLoopsInSteps(fns, index, limit, kept);
+    if (loops.length > 0) {
+      const outer = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS, loops);
+      if (outer !== TOO_LONG && outer !== null) return { whole: outer.source, loops };
+    }
   }
-  if (limit === MAX_SOURCE_CHARS) return null;
-  const plain = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS);
-  return plain === TOO_LONG || plain === null ? null : { whole: plain.source, loops: [] };
+  whole ??= yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS);
+  return whole === TOO_LONG || whole === null ? null : { whole: whole.source, loops: [] };
+}
+
+/**
+ * The share of function `index`'s words in the loops outlinedLoopsInSteps would take, loops
+ * of up to `maxWords` (its outermost loops, the loops inside one longer; none in `kept`).
+ */
+function loopShare(fns: CompiledFunctions, index: number, maxWords: number, kept: ReadonlySet<number>): number {
+  const at = index * FUNC_INFO_STRIDE;
+  let inLoops = 0;
+  const work = loopNests(fns, index);
+  while (work.length > 0) {
+    const loop = work.shift()!;
+    if (kept.has(loop.from)) continue;
+    if (loop.to - loop.from <= maxWords) inLoops += loop.to - loop.from;
+    else work.unshift(...loop.inner);
+  }
+  return inLoops / (fns.info[at + FuncInfo.CodeEnd]! - fns.info[at + FuncInfo.Entry]!);
 }
 
 /**
