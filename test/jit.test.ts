@@ -99,6 +99,34 @@ describe('the JavaScript tier does what the interpreter does', () => {
     }
   });
 
+  it('a recursive call inside an outlined loop whose callee leaves to the interpreter at the loop\'s exit target: the caller goes on in its own frame (found by a review)', async () => {
+    // The callee (the same function) stops at the instruction after the loop — a memory.grow, or
+    // the next loop's header with the slice spent — which is also where its caller's loop exits:
+    // the caller must not take the callee's exit for its own loop's. The default policy
+    // outlines the loop (its translation past 16,000 characters, the loop most of it).
+    const ops = (n: number): string => Array.from({ length: n }, (_, i) => `(local.set 2 (i32.xor (i32.add (local.get 2) (i32.const ${i})) (i32.const ${i * 7919})))`).join('\n');
+    const bytes = await assemble(`(module (memory 1 1000)
+      (func $f (export "run") (param i32) (result i32) (local i32 i32 i32)
+        (local.set 1 (i32.const 3)) (local.set 3 (i32.const 1))
+        ${ops(50)}
+        (loop $l
+          ${ops(75)}
+          (if (i32.gt_s (local.get 0) (i32.const 0)) (then (local.set 2 (i32.add (local.get 2) (call $f (i32.sub (local.get 0) (i32.const 1)))))))
+          (br_if $l (local.tee 1 (i32.sub (local.get 1) (i32.const 1)))))
+        (local.set 2 (i32.add (local.get 2) (memory.grow (local.get 3))))
+        (loop $m (local.set 2 (i32.add (local.get 2) (i32.const 5))) (br_if $m (local.tee 3 (i32.sub (local.get 3) (i32.const 1)))))
+        ${ops(30)}
+        (i32.add (local.get 2) (memory.size))))`);
+    const reference = runKernel(compileModule(bytes), 6, Infinity, 1e12, 1e9);
+    let outlined = 0;
+    for (const [jitThreshold, slice] of [[0, 1e9], [0, 997], [0, 128], [50, 1e9], [1_000, 1e9], [1_000, 13]] as const) {
+      const module = compileModule(bytes);
+      expect(runKernel(module, 6, jitThreshold, 1e12, slice)).toEqual(reference);
+      outlined += module.jit!.loopsOutlined;
+    }
+    expect(outlined).toBeGreaterThan(0);
+  });
+
   it.each(KERNELS)('%s: the same with functions moving to the tier during the run (threshold 50), in slices', (name, n) => {
     const module = compileModule(kernel(name));
     const reference = runKernel(module, n, Infinity, 1e12, 1e9);

@@ -302,12 +302,12 @@ export class JitTable {
     const wrapper: JitFunction = (ex, base, pc, fsp, n) => {
       if (counted.verdict === 'fails') this.translateWithout(index, outlining, (ex as { sliceDeadline: number }).sliceDeadline);
       if (counted.verdict !== 'on trial') return fn(ex, base, pc, fsp, n);
-      const execution = ex as { jitLeft: number; pc: number };
+      const execution = ex as { jitLeft: number; pc: number; base: number };
       const before = execution.jitLeft;
       const answer = fn(ex, base, pc, fsp, n);
-      // Only an entry that ran until control left the loop tells what an entry costs: one cut
-      // short (the slice's end, a callee left to the interpreter) tells nothing.
-      if (answer === EXIT && execution.jitLeft > 0 && (execution.pc < loop.from || execution.pc >= loop.to)) {
+      // Only an entry that ran until control left the loop, in this frame, tells what an entry
+      // costs: one cut short (the slice's end, a callee left to the interpreter) tells nothing.
+      if (answer === EXIT && execution.base === base && execution.jitLeft > 0 && (execution.pc < loop.from || execution.pc >= loop.to)) {
         counted.fuel += before - execution.jitLeft;
         if (++counted.entries === TRIAL_ENTRIES) {
           if (counted.fuel >= TRIAL_ENTRIES * MIN_FUEL_PER_ENTRY) {

@@ -786,13 +786,14 @@ export function* functionSourceInSteps(
     const k = outlined.length > 0 ? outlinedAt(pc) : -1;
     if (k >= 0) {
       // An outlined loop: the words it touches go to the array, and back after it; where it
-      // left, this goes on; anything else it answered, this answers, with the rest of its
-      // words stored (the loop's are in the array).
+      // left — in this frame: a callee of the loop that left to the interpreter answers 1 too,
+      // and a recursive one may have left at this very position — this goes on; anything else
+      // it answered, this answers, with the rest of its words stored (the loop's are in the array).
       const { from, to } = outlined[k]!;
       const targets = [...exitsOf[k]!].sort((a, b) => a - b).map((t) => `case ${num(t)}: blk = ${block(t)}; continue;`);
       lines.push(`into = ${num(pc)};`);
       lines.push(`case ${num(enterBlock(k))}: @storeLoop ${num(k)}; { ex.jitLeft = left; calling = true; const r = L${num(k)}(ex, base, into, fsp, n); calling = false; left = ex.jitLeft;`
-        + ` if (r === 0) return 0; if (r === 1 && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
+        + ` if (r === 0) return 0; if (r === 1 && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
         + ` switch (ex.pc) { ${targets.join(' ')} } } @storeAllBut ${num(k)}; answer = r; below = 0; blk = ${leave}; continue; }`);
       continue;
     }
