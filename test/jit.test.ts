@@ -117,12 +117,19 @@ describe('the JavaScript tier does what the interpreter does', () => {
         (loop $m (local.set 2 (i32.add (local.get 2) (i32.const 5))) (br_if $m (local.tee 3 (i32.sub (local.get 3) (i32.const 1)))))
         ${ops(30)}
         (i32.add (local.get 2) (memory.size))))`);
-    const reference = runKernel(compileModule(bytes), 6, Infinity, 1e12, 1e9);
     let outlined = 0;
-    for (const [jitThreshold, slice] of [[0, 1e9], [0, 997], [0, 128], [50, 1e9], [1_000, 1e9], [1_000, 13]] as const) {
-      const module = compileModule(bytes);
-      expect(runKernel(module, 6, jitThreshold, 1e12, slice)).toEqual(reference);
-      outlined += module.jit!.loopsOutlined;
+    // (And recursing less deep, slices of many sizes up to 300 fuel, as the review's sweep: some
+    // stop a callee exactly there.)
+    const configs: Array<readonly [number, number, number]> = [[6, 0, 1e9], [6, 0, 997], [6, 50, 1e9], [6, 1_000, 1e9], [6, 1_000, 13]];
+    for (let slice = 1; slice <= 300; slice += 11) configs.push([3, 0, slice]);
+    for (const n of [3, 6]) {
+      const reference = runKernel(compileModule(bytes), n, Infinity, 1e12, 1e9);
+      for (const [depth, jitThreshold, slice] of configs) {
+        if (depth !== n) continue;
+        const module = compileModule(bytes);
+        expect(runKernel(module, n, jitThreshold, 1e12, slice)).toEqual(reference);
+        outlined += module.jit!.loopsOutlined;
+      }
     }
     expect(outlined).toBeGreaterThan(0);
   });
