@@ -41,8 +41,8 @@ let helperObject: Record<string, unknown> | undefined;
 
 /**
  * Outlining. A function that got hot through its loops (fewer than LOOP_FUNCTION_CALLS calls
- * among its heat) and whose translation would pass OUTLINE_ABOVE characters has its loops
- * outlined: each outermost loop (or, where one is itself too long, the loops inside it) becomes
+ * among its heat), whose translation would pass OUTLINE_ABOVE characters and whose loops hold
+ * MIN_LOOP_SHARE of its words has its loops outlined: each outermost loop (or, where one is itself too long, the loops inside it) becomes
  * a JavaScript function of its own, which the function's translation calls where the loop
  * starts, handing over the frame words the loop touches (translate.ts). V8 optimises a short
  * function soon, on its own; a long one late, and again each time the run reaches a part that
