@@ -20,7 +20,9 @@ import { Trap, TrapKind } from '../interpreter/errors.js';
 import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
-import { EXIT, functionSourceInSteps, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG, type TranslatedSource } from './translate.js';
+import {
+  bodyTranslated, EXIT, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG, type TranslatedSource,
+} from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
 /** The most time one step of a translation takes (ms); the rest waits for a later entry of the function. */
@@ -113,11 +115,7 @@ export function* translationInSteps(
   fns: CompiledFunctions, index: number, outlineAbove: number, kept: ReadonlySet<number> = new Set(),
 ): Generator<void, Translation> {
   const limit = Math.min(outlineAbove, MAX_SOURCE_CHARS);
-  if (!fns.isTranslated(index)) {
-    // Waiting for its first call to be translated into the internal code (compiler.ts), which this reads.
-    fns.ensureTranslated(index, null);
-    yield;
-  }
+  yield* bodyTranslated(fns, index);
   const at = index * FUNC_INFO_STRIDE;
   const words = fns.info[at + FuncInfo.CodeEnd]! - fns.info[at + FuncInfo.Entry]!;
   // Whole first, unless it is sure to pass the limit; past it, how long its words make it.
@@ -137,7 +135,7 @@ export function* translationInSteps(
   // outlined loops 15% and 28% of their words, and the rest of each longer than it was whole. A
   // function too long to translate whole has nothing to lose, unless what its loops leave is
   // sure to be too long as well (dprint-json has twenty such functions).
-  const share = loopShare(fns, index, limit / charsPerWord, kept);
+  const share = yield* loopShare(fns, index, limit / charsPerWord, kept);
   const outerSureTooLong = words * (1 - share) > MAX_SOURCE_CHARS / MIN_CHARS_PER_WORD;
   if (!outerSureTooLong && (whole === TOO_LONG || share >= MIN_LOOP_SHARE)) {
     const loops = yield* outlinedLoopsInSteps(fns, index, limit, kept);
@@ -151,38 +149,40 @@ export function* translationInSteps(
 }
 
 /**
- * The share of function `index`'s words in the loops outlinedLoopsInSteps would take, loops
- * of up to `maxWords` (its outermost loops, the loops inside one longer; none in `kept`).
+ * What `take` makes of the loops of function `index` that outlining takes: its outermost loops,
+ * and the loops inside one that `take` finds too long (TOO_LONG); null leaves a loop out. A
+ * loop in `kept` stays in the function's own translation, and so do the loops inside it
+ * (entered more often still).
  */
-function loopShare(fns: CompiledFunctions, index: number, maxWords: number, kept: ReadonlySet<number>): number {
-  const at = index * FUNC_INFO_STRIDE;
-  let inLoops = 0;
+function* loopsTaken<T>(
+  fns: CompiledFunctions, index: number, kept: ReadonlySet<number>, take: (loop: LoopNest) => Generator<void, T | typeof TOO_LONG | null>,
+): Generator<void, T[]> {
+  const taken: T[] = [];
   const work = loopNests(fns, index);
   while (work.length > 0) {
     const loop = work.shift()!;
     if (kept.has(loop.from)) continue;
-    if (loop.to - loop.from <= maxWords) inLoops += loop.to - loop.from;
-    else work.unshift(...loop.inner);
+    const result = yield* take(loop);
+    if (result === TOO_LONG) work.unshift(...loop.inner);
+    else if (result !== null) taken.push(result);
   }
-  return inLoops / (fns.info[at + FuncInfo.CodeEnd]! - fns.info[at + FuncInfo.Entry]!);
+  return taken;
 }
 
-/**
- * The translations of function `index`'s loops, each up to `maxChars`: its outermost loops, and
- * the loops inside one too long. A loop in `kept` stays in the function's own translation, and
- * so do the loops inside it (entered more often still).
- */
-function* outlinedLoopsInSteps(fns: CompiledFunctions, index: number, maxChars: number, kept: ReadonlySet<number>): Generator<void, OutlinedLoop[]> {
-  const loops: OutlinedLoop[] = [];
-  const work = loopNests(fns, index);
-  while (work.length > 0) {
-    const loop = work.shift()!;
-    if (kept.has(loop.from)) continue;
+/** The share of function `index`'s words in the loops outlining would take, taken to fit in `maxWords`. */
+function* loopShare(fns: CompiledFunctions, index: number, maxWords: number, kept: ReadonlySet<number>): Generator<void, number> {
+  // (A loop's size is known at once: no step.)
+  const sizes = yield* loopsTaken(fns, index, kept, function* (loop) { return loop.to - loop.from <= maxWords ? loop.to - loop.from : TOO_LONG; });
+  const at = index * FUNC_INFO_STRIDE;
+  return sizes.reduce((sum, words) => sum + words, 0) / (fns.info[at + FuncInfo.CodeEnd]! - fns.info[at + FuncInfo.Entry]!);
+}
+
+/** The translations of function `index`'s loops that outlining takes, each up to `maxChars`. */
+function outlinedLoopsInSteps(fns: CompiledFunctions, index: number, maxChars: number, kept: ReadonlySet<number>): Generator<void, OutlinedLoop[]> {
+  return loopsTaken(fns, index, kept, function* (loop): Generator<void, OutlinedLoop | typeof TOO_LONG | null> {
     const translated = yield* functionSourceInSteps(fns, index, loop, maxChars);
-    if (translated === TOO_LONG) work.unshift(...loop.inner);
-    else if (translated !== null) loops.push({ from: loop.from, to: loop.to, source: translated.source, touched: translated.touched });
-  }
-  return loops;
+    return translated === TOO_LONG || translated === null ? translated : { from: loop.from, to: loop.to, ...translated };
+  });
 }
 
 export class JitTable {
@@ -252,20 +252,25 @@ export class JitTable {
   translate(index: number, budgetMs = Infinity, hotThroughLoops = true): JitFunction | null | undefined {
     const have = this.fns[index];
     if (have !== undefined) return have;
-    const started = performance.now();
     const job = this.jobs.get(index) ?? translationInSteps(this.functions, index, hotThroughLoops ? this.outlineAbove : MAX_SOURCE_CHARS);
-    let step = job.next();
-    while (step.done !== true && performance.now() - started < budgetMs) step = job.next();
+    const step = this.advance(job, budgetMs);
     if (step.done !== true) {
       this.jobs.set(index, job);
-      this.translateMs += performance.now() - started;
       return undefined;
     }
     this.jobs.delete(index);
     const fn = this.install(index, step.value);
     this.fns[index] = fn;
-    this.translateMs += performance.now() - started;
     return fn;
+  }
+
+  /** Steps of `job` for `budgetMs` at most (the last may overrun it), counted in translateMs. */
+  private advance(job: Generator<void, Translation>, budgetMs: number): IteratorResult<void, Translation> {
+    const started = performance.now();
+    let step = job.next();
+    while (step.done !== true && performance.now() - started < budgetMs) step = job.next();
+    this.translateMs += performance.now() - started;
+    return step;
   }
 
   /** Outlined loop `k` of function `index`'s translation. */
@@ -276,6 +281,7 @@ export class JitTable {
   /** The function of a translation, its outlined loops made (and put on trial) with it. */
   private install(index: number, translation: Translation): JitFunction | null {
     if (translation === null) return null;
+    const started = performance.now();
     if (translation.loops.length > 0) {
       let outlining = this.outlining.get(index);
       if (outlining === undefined) this.outlining.set(index, (outlining = new Outlining()));
@@ -283,7 +289,9 @@ export class JitTable {
     } else {
       this.outlined[index] = undefined;
     }
-    return this.make(translation.whole);
+    const fn = this.make(translation.whole);
+    this.translateMs += performance.now() - started;
+    return fn;
   }
 
   /**
@@ -332,14 +340,11 @@ export class JitTable {
   private translateWithout(index: number, outlining: Outlining, deadline: number): void {
     if (outlining.job === null && outlining.kept.size === outlining.keptInstalled) return;
     this.step(deadline, (budgetMs) => {
-      const started = performance.now();
       if (outlining.job === null) {
         outlining.job = translationInSteps(this.functions, index, this.outlineAbove, new Set(outlining.kept));
         outlining.keptByJob = outlining.kept.size;
       }
-      let step = outlining.job.next();
-      while (step.done !== true && performance.now() - started < budgetMs) step = outlining.job.next();
-      this.translateMs += performance.now() - started;
+      const step = this.advance(outlining.job, budgetMs);
       if (step.done !== true) return undefined;
       outlining.job = null;
       outlining.keptInstalled = outlining.keptByJob;

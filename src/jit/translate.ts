@@ -249,6 +249,9 @@ function fill(template: string, code: Int32Array, pc: number): string {
  * keep all 64 bits; arithmetic that makes a NaN computes its bits from the array (the templates'
  * NaN path, a helper call), around which the operands are stored and the result loaded.
  */
+/** Whether a line may reach a frame word (through a view or an address): a cheap look before the regular expressions. */
+const reachesFrame = (line: string): boolean => line.includes('32[') || line.includes('64[') || line.includes('base + ');
+
 class WordPromotion {
   /** Promoted int32 words, and promoted f64 slots (by their first word), in order. */
   words: number[] = [];
@@ -278,7 +281,7 @@ class WordPromotion {
     }
     // A callee's frame (`cb`, translated calls) and a call's arguments: every word from there up.
     if (line.includes('cb = ')) for (const m of line.matchAll(/\bcb = (\d+) \+ base\b/g)) this.markedFrom = Math.min(this.markedFrom, Number(m[1]));
-    if (!line.includes('32[') && !line.includes('64[') && !line.includes('base + ')) return;
+    if (!reachesFrame(line)) return;
     for (const m of line.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.typed.add(Number(m[1]));
     for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) this.f32Words.add(Number(m[1]));
     for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) this.f64Slots.add(Number(m[1]));
@@ -361,7 +364,7 @@ class WordPromotion {
   rewrite(source: string): string {
     if (this.ints.size === 0 && this.doubles.size === 0) return source;
     // (A line that reaches no frame word, most of a translation's `case` and branch lines, stays.)
-    if (!source.includes('32[') && !source.includes('64[') && !source.includes('base + ')) return source;
+    if (!reachesFrame(source)) return source;
     let line = source;
     // A double's slot moved whole: a copy between two doubles is an assignment; a load or a
     // store of the slot reads or writes its 8 bytes as one (DataView keeps a NaN's bits).
@@ -650,6 +653,19 @@ export interface TranslatedSource {
 export interface OutlinedLoop extends CodeRange, TranslatedSource {}
 
 /**
+ * Function `index`'s body as the interpreter's code, which the tier reads: translated now, in a
+ * step of its own, if it waited for its first call (compiler.ts, lazy translation).
+ */
+export function* bodyTranslated(fns: CompiledFunctions, index: number): Generator<void, void> {
+  if (fns.isTranslated(index)) return;
+  fns.ensureTranslated(index, null);
+  yield;
+}
+
+/** Instructions after which the interpreter may hand a function back to the tier (Execution.rejoin). */
+const handsBack = (op: number): boolean => op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow;
+
+/**
  * The body of the JavaScript function for function `index` (the factory in tier.ts wraps it),
  * or null when the function stays in the interpreter: too long, or holding an instruction
  * whose layout the tier does not know.
@@ -677,11 +693,7 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
 export function* functionSourceInSteps(
   fns: CompiledFunctions, index: number, range: CodeRange | null = null, maxChars = MAX_SOURCE_CHARS, outlined: readonly OutlinedLoop[] = [],
 ): Generator<void, TranslatedSource | typeof TOO_LONG | null> {
-  if (!fns.isTranslated(index)) {
-    // Waiting for its first call to be translated into the internal code (compiler.ts), which this reads.
-    fns.ensureTranslated(index, null);
-    yield;
-  }
+  yield* bodyTranslated(fns, index);
   const { code, info } = fns;
   const at = index * FUNC_INFO_STRIDE;
   const functionEntry = info[at + FuncInfo.Entry]!;
@@ -715,12 +727,7 @@ export function* functionSourceInSteps(
     if (k >= 0 && pc !== outlined[k]!.from) {
       const op = code[pc]!;
       const into = op === Op.Loop ? pc : pc + size;
-      if ((op === Op.Loop || op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow)
-        && into < outlined[k]!.to && !intoOutlined.some(([p]) => p === into)) intoOutlined.push([into, k]);
-      if (op === Op.Call && !fns.isTranslated(code[pc + 1]!)) {
-        fns.ensureTranslated(code[pc + 1]!, null);
-        yield;
-      }
+      if ((op === Op.Loop || handsBack(op)) && into < outlined[k]!.to && !intoOutlined.some(([p]) => p === into)) intoOutlined.push([into, k]);
       for (const t of targetsAt(code, pc)) {
         if (inRange(t) && outlinedAt(t) !== k) {
           leaders.add(t);
@@ -741,13 +748,9 @@ export function* functionSourceInSteps(
       leaders.add(pc);
       entries.push(pc);
     }
-    if (op === Op.Call && !fns.isTranslated(code[pc + 1]!)) {
-      // The callee's frame layout is written into the call: it waited for its first call to
-      // be translated (compiler.ts); translate it now, in a step of its own.
-      fns.ensureTranslated(code[pc + 1]!, null);
-      yield;
-    }
-    if ((op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow) && pc + size < end) handBacks.push(pc + size);
+    // (A direct callee's frame layout is written into the call.)
+    if (op === Op.Call) yield* bodyTranslated(fns, code[pc + 1]!);
+    if (handsBack(op) && pc + size < end) handBacks.push(pc + size);
     for (const t of targetsAt(code, pc)) {
       if (!inRange(t)) continue; // leaving the range: an exit (goto)
       leaders.add(t);
