@@ -10,6 +10,7 @@ import {
   compileModule, Engine, type FuncRef, instantiate, invoke, Store, Trap, TrapKind, WasmValue, type CompiledModule,
 } from '../src/interpreter/index.js';
 import { functionSource } from '../src/jit/translate.js';
+import { structuredBlocks } from '../src/jit/structure.js';
 import { JitTable, translationInSteps } from '../src/jit/tier.js';
 import { BRANCH_OPS, DATA_OPS } from '../src/jit/templates.generated.js';
 import { generate } from '../scripts/gen-jit-templates.js';
@@ -258,6 +259,45 @@ describe('the JavaScript tier does what the interpreter does', () => {
   });
 });
 
+describe('the structured form (structure.ts)', () => {
+  const blocks = (...code: string[][]): string[] => code.flatMap((lines, k) => [`case ${k}:`, ...lines]);
+  const translationOf = (module: CompiledModule, index: number) => {
+    const steps = translationInSteps(module.functions, index, Infinity);
+    let step = steps.next();
+    while (step.done !== true) step = steps.next();
+    return step.value!.whole;
+  };
+
+  it('makes forward jumps breaks out of labelled blocks and backward ones continues of loops, and leaves the rest of each line alone', () => {
+    // Block 0 jumps over the loop of block 1 to block 2, which leaves (block 3).
+    expect(structuredBlocks(blocks(['a; if (x) { blk = 2; continue; }'], ['b; if (z) { blk = 1; continue; }'], ['c; blk = 3; continue;']), 3)).toEqual([
+      'to2: {', 'a; if (x) { break to2; }', 'loop1: for (;;) {', 'b; if (z) { continue loop1; }', 'break loop1; }', '}', 'to3: {', 'c; break to3;', '}',
+    ]);
+  });
+
+  it('answers null where the blocks do not nest: a jump into a loop past its header', () => {
+    expect(structuredBlocks(blocks(['a; if (x) { blk = 2; continue; }'], ['b;'], ['c; if (y) { blk = 1; continue; } blk = 3; continue;']), 3)).toBeNull();
+  });
+
+  it('a br_table over 150 nested blocks keeps the switch form, and does what the interpreter does', async () => {
+    const depth = 150;
+    // (Flat text: the folded form would nest as deep in the assembler.)
+    const body = Array.from({ length: depth }, (_, k) => `block $b${depth - 1 - k}`).join('\n')
+      + `\nlocal.get 0\nbr_table ${Array.from({ length: depth }, (_, k) => `$b${k}`).join(' ')}\n`
+      + Array.from({ length: depth }, (_, k) => `end\nlocal.get 1\ni32.const 31\ni32.mul\ni32.const ${k + 1}\ni32.add\nlocal.set 1`).join('\n');
+    const wat = `(module (memory 1) (func (export "run") (param i32) (result i32) (local i32)\n${body}\nlocal.get 1))`;
+    const module = compileModule(await assemble(wat));
+    expect(translationOf(module, 0).resume).toBeNull();
+    for (const n of [0, 1, 77, 149, 150, 1_000]) {
+      const reference = runKernel(compileModule(await assemble(wat)), n, Infinity, 1e9, 1e9);
+      expect(runKernel(module, n, 0, 1e9, 7)).toEqual(reference);
+    }
+    // The kernels' functions all take the structured form.
+    const calls = compileModule(kernel('calls'));
+    for (let index = calls.numImportedFuncs; index < calls.funcTypes.length; index++) expect(translationOf(calls, index).resume).not.toBeNull();
+  });
+});
+
 describe('the JavaScript tier through the sandbox', () => {
   const spin = '(module (func (export "run") (loop $l (br $l))))';
 
@@ -401,7 +441,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
       ex base pc fsp n s32 f32 f64 frames inst store instId fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
       calling true false S32 answer below fill w clockAt now sliceDeadline translateCallee readyFrame F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
-      at trapAt catch e ia into loop
+      at trapAt catch e ia into loop resume
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);
     return words;
@@ -415,8 +455,9 @@ describe('the generated source: templates and numbers, nothing of the module', (
       if (/^['"`]/.test(t)) {
         if (!STRINGS.has(t)) problems.push(`string ${t}`);
       } else if (/^[A-Za-z_$]/.test(t)) {
-        // Frame words kept in variables are named by number: w0, w1, ..., outlined loops L0, L1, ...
-        if (!words.has(t) && !/^[wdL]\d+$/.test(t)) problems.push(`name ${t}`);
+        // Frame words kept in variables are named by number: w0, w1, ..., outlined loops L0, L1, ...,
+        // and the structured form's labels to0, to1, ..., loop0, loop1, ...
+        if (!words.has(t) && !/^(?:[wdL]|to|loop)\d+$/.test(t)) problems.push(`name ${t}`);
       } else if (!/^\d+(\.\d+)?(e[-+]?\d+)?$/.test(t) && !/^[-+*/%&|^~!<>=?:;,.(){}[\]]$/.test(t)) problems.push(`token ${t}`);
     }
     return problems;
@@ -445,7 +486,8 @@ describe('the generated source: templates and numbers, nothing of the module', (
           const steps = translationInSteps(m.functions, i, limit);
           let step = steps.next();
           while (step.done !== true) step = steps.next();
-          for (const text of [step.value?.whole ?? '', ...(step.value?.loops ?? []).map((loop) => loop.source)]) problems.push(...checkSource(text, words).map((p) => `function ${i}, outlined: ${p}`));
+          const translations = step.value === null ? [] : [step.value.whole, ...step.value.loops];
+          for (const text of translations.flatMap((t) => [t.source, t.resume ?? ''])) problems.push(...checkSource(text, words).map((p) => `function ${i}, outlined: ${p}`));
           loops += step.value?.loops.length ?? 0;
         }
       }

@@ -105,7 +105,7 @@ class Outlining {
 }
 
 /** What translating a function gives: its source and its outlined loops, or nothing (null). */
-type Translation = { readonly whole: string; readonly loops: readonly OutlinedLoop[] } | null;
+type Translation = { readonly whole: TranslatedSource; readonly loops: readonly OutlinedLoop[] } | null;
 
 /**
  * Function `index`'s translation in steps (functionSourceInSteps): whole, or past `outlineAbove`
@@ -125,7 +125,7 @@ export function* translationInSteps(
     whole = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS);
     if (whole === null) return null;
     if (whole !== TOO_LONG) {
-      if (whole.source.length <= limit) return { whole: whole.source, loops: [] };
+      if (whole.source.length <= limit) return { whole, loops: [] };
       charsPerWord = whole.source.length / words;
     }
   }
@@ -141,11 +141,11 @@ export function* translationInSteps(
     const loops = yield* outlinedLoopsInSteps(fns, index, limit, kept);
     if (loops.length > 0) {
       const outer = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS, loops);
-      if (outer !== TOO_LONG && outer !== null) return { whole: outer.source, loops };
+      if (outer !== TOO_LONG && outer !== null) return { whole: outer, loops };
     }
   }
   whole ??= yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS);
-  return whole === TOO_LONG || whole === null ? null : { whole: whole.source, loops: [] };
+  return whole === TOO_LONG || whole === null ? null : { whole, loops: [] };
 }
 
 /**
@@ -285,7 +285,7 @@ export class JitTable {
     if (translation.loops.length > 0) {
       let outlining = this.outlining.get(index);
       if (outlining === undefined) this.outlining.set(index, (outlining = new Outlining()));
-      this.outlined[index] = translation.loops.map((loop, k) => this.onTrial(index, k, loop, outlining, this.make(loop.source)));
+      this.outlined[index] = translation.loops.map((loop, k) => this.onTrial(index, k, loop, outlining, this.make(loop)));
     } else {
       this.outlined[index] = undefined;
     }
@@ -354,11 +354,16 @@ export class JitTable {
     });
   }
 
-  /** The JavaScript function of a translation's source (the factory hands it only what docs/jit.md lists). */
-  private make(source: string): JitFunction {
+  /**
+   * The JavaScript function of a translation (the factory hands it only what docs/jit.md lists),
+   * with the switch form its other entries go to, where it has one, as `resume`.
+   */
+  private make({ source, resume }: TranslatedSource): JitFunction {
     const given = (helperObject ??= helpers());
     const names = Object.keys(given);
-    const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n) {\n${source}\n};`);
+    const resumeForm = resume === null ? 'null' : `function (ex, base, pc, fsp, n) {\n${resume}\n}`;
+    const factory = new Function('table', 'code', ...names,
+      `'use strict'; const resume = ${resumeForm}; return function (ex, base, pc, fsp, n) {\n${source}\n};`);
     this.translated++;
     return factory(this, this.functions.code, ...names.map((k) => given[k])) as JitFunction;
   }

@@ -37,6 +37,7 @@
  */
 import { FUNC_INFO_STRIDE, FuncInfo, type CompiledFunctions } from '../interpreter/compiler.js';
 import { Op } from '../interpreter/opcodes.js';
+import { structuredBlocks } from './structure.js';
 import { BRANCH_OPS, DATA_OPS } from './templates.generated.js';
 
 /** A function longer than this (words of internal code) stays in the interpreter. */
@@ -643,9 +644,15 @@ export type FrameWords = { readonly words: ReadonlySet<number>; readonly from: n
 
 const touches = (touched: FrameWords, w: number): boolean => touched === null || w >= touched.from || touched.words.has(w);
 
-/** A translation: its source, and the words it touches (what a caller of an outlined loop hands over). */
+/**
+ * A translation: its source; where that is the structured form (structure.ts), which has one
+ * entry, the switch form that takes the others, which the source calls `resume` (the factory in
+ * tier.ts defines it), else null; and the words it touches (what a caller of an outlined loop
+ * hands over).
+ */
 export interface TranslatedSource {
   readonly source: string;
+  readonly resume: string | null;
   readonly touched: FrameWords;
 }
 
@@ -913,18 +920,18 @@ export function* functionSourceInSteps(
     words.observe(lines[i]!);
   }
   words.decide();
-  const out: string[] = [];
-  out.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, F64 = f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
-  out.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info;');
-  out.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
+  const head: string[] = [];
+  head.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, F64 = f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
+  head.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info;');
+  head.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
   // `calling`: a callee is running. If it throws, it has left the fuel in ex.jitLeft itself,
   // and this frame's own `left` (from before the call) must not overwrite it.
   // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
   // below its base are this frame's to store; the callee's own are in the array already.
   // `at`: the position of the last instruction that may trap, recorded when one does.
-  out.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0, into = 0;`);
-  if (outlined.length > 0) out.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
-  out.push(words.declarations());
+  head.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0, into = 0;`);
+  if (outlined.length > 0) head.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
+  head.push(words.declarations());
   // At the function's entry only its parameters and constant slots hold anything (locals are
   // zero, like the variables); at a loop header, any word may. From a translated caller
   // (FRESH_ENTRY), the frame's setup is this function's: the words it keeps in the array.
@@ -932,27 +939,27 @@ export function* functionSourceInSteps(
   const constantWords = constantWordsOf(fns, index);
   const params: number[] = [];
   for (let w = 0; w < paramsEnd; w++) params.push(w);
-  out.push('switch (pc) {');
-  if (range === null) out.push(`case ${num(FRESH_ENTRY)}:`);
-  for (const pc of new Set(entries)) out.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
-  for (const [pc, k] of intoOutlined) if (!entries.includes(pc)) out.push(`case ${num(pc)}: into = pc; blk = ${num(enterBlock(k))}; break;`);
-  out.push(`default: return ${num(NO_ENTRY)};`);
-  out.push('}');
+  const dispatch: string[] = ['switch (pc) {'];
+  if (range === null) dispatch.push(`case ${num(FRESH_ENTRY)}:`);
+  for (const pc of new Set(entries)) dispatch.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
+  for (const [pc, k] of intoOutlined) if (!entries.includes(pc)) dispatch.push(`case ${num(pc)}: into = pc; blk = ${num(enterBlock(k))}; break;`);
+  dispatch.push(`default: return ${num(NO_ENTRY)};`);
+  dispatch.push('}');
+  let loads: string;
   if (range !== null) {
     // A range is entered where any word may be live.
-    out.push(words.load());
+    loads = words.load();
   } else if (code[entry] === Op.Loop) {
     // The body starts with a loop, whose header is the entry too: the interpreter may enter
     // there after a pause, with any word live. A fresh entry readies the whole frame first.
     const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, index, false);
-    out.push(`if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} } ${words.load()}`);
+    loads = `if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} } ${words.load()}`;
   } else {
     const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, index, true);
     const constants = constantWords.map(([w]) => w);
-    out.push(`if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} ${words.loadOnly([...params, ...fresh.load])} }`
-      + ` else if (pc === ${num(entry)}) { ${words.loadOnly([...params, ...constants])} } else { ${words.load()} }`);
+    loads = `if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} ${words.loadOnly([...params, ...fresh.load])} }`
+      + ` else if (pc === ${num(entry)}) { ${words.loadOnly([...params, ...constants])} } else { ${words.load()} }`;
   }
-  out.push('try { for (;;) { switch (blk) {');
   const marker = (kind: string, argument: string): string => {
     switch (kind) {
       case 'storeFrom': return words.store(words.from(Number(argument)));
@@ -964,15 +971,24 @@ export function* functionSourceInSteps(
       default: return words.store(words.touchedBy(outlined[Number(argument)]!.touched, false)); // storeAllBut
     }
   };
+  const body: string[] = [];
   for (const [i, line] of lines.entries()) {
     if (i % STEP === STEP - 1) yield;
     const text = words.rewrite(line);
-    out.push(text.includes('@') ? text.replace(MARKER, (_, kind: string, argument: string) => marker(kind, argument)) : text);
+    body.push(text.includes('@') ? text.replace(MARKER, (_, kind: string, argument: string) => marker(kind, argument)) : text);
   }
-  out.push(`case ${leave}: ${words.storeBelow()} return answer;`);
-  out.push("} throw new Error('internal error: ran past the end of a translated function'); } } catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; throw e; } finally { if (!calling) ex.jitLeft = left; }");
-  const source = out.join('\n');
-  return source.length > maxChars ? TOO_LONG : { source, touched: words.touched() };
+  const leaving = `${words.storeBelow()} return answer;`;
+  const guarded = "} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; throw e; } finally { if (!calling) ex.jitLeft = left; }";
+  // The switch form enters at any of its entries; the structured form, where there is one, only
+  // at the function's (or range's) own and hands the others to the switch form (`resume`).
+  const switchForm = [...head, ...dispatch, loads, 'try { for (;;) { switch (blk) {', ...body, `case ${leave}: ${leaving}`,
+    `} throw new Error('internal error: ran past the end of a translated function'); } ${guarded}`].join('\n');
+  yield;
+  const structured = structuredBlocks(body, leaders.size);
+  if (structured === null) return switchForm.length > maxChars ? TOO_LONG : { source: switchForm, resume: null, touched: words.touched() };
+  const own = range === null ? `pc !== ${num(FRESH_ENTRY)} && pc !== ${num(entry)}` : `pc !== ${num(entry)}`;
+  const source = [...head, `if (${own}) return resume(ex, base, pc, fsp, n);`, loads, 'try {', ...structured, leaving, guarded].join('\n');
+  return Math.max(source.length, switchForm.length) > maxChars ? TOO_LONG : { source, resume: switchForm, touched: words.touched() };
 }
 
 /**
