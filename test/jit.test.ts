@@ -270,13 +270,20 @@ describe('the structured form (structure.ts)', () => {
 
   it('makes forward jumps breaks out of labelled blocks and backward ones continues of loops, and leaves the rest of each line alone', () => {
     // Block 0 jumps over the loop of block 1 to block 2, which leaves (block 3).
-    expect(structuredBlocks(blocks(['a; if (x) { blk = 2; continue; }'], ['b; if (z) { blk = 1; continue; }'], ['c; blk = 3; continue;']), 3)).toEqual([
+    const code = blocks(['a; if (x) { blk = 2; continue; }'], ['b; if (z) { blk = 1; continue; }'], ['c; blk = 3; continue;']);
+    expect(structuredBlocks(code, 3, [])).toEqual([
       'to2: {', 'a; if (x) { break to2; }', 'loop1: for (;;) {', 'b; if (z) { continue loop1; }', 'break loop1; }', '}', 'to3: {', 'c; break to3;', '}',
+    ]);
+    // Entered at the loop's header (1) or at block 2 as well: a switch on `enter` where the run
+    // holding them starts, each entry resetting it where it arrives.
+    expect(structuredBlocks(code, 3, [1, 2])).toEqual([
+      'switch (enter) { default:', 'to2: {', 'switch (enter) { default:', 'a; if (x) { break to2; }', 'case 1: enter = 0;', 'loop1: for (;;) {', 'b; if (z) { continue loop1; }', 'break loop1; }', '}', '}',
+      'case 2: enter = 0;', 'to3: {', 'c; break to3;', '}', '}',
     ]);
   });
 
   it('answers null where the blocks do not nest: a jump into a loop past its header', () => {
-    expect(structuredBlocks(blocks(['a; if (x) { blk = 2; continue; }'], ['b;'], ['c; if (y) { blk = 1; continue; } blk = 3; continue;']), 3)).toBeNull();
+    expect(structuredBlocks(blocks(['a; if (x) { blk = 2; continue; }'], ['b;'], ['c; if (y) { blk = 1; continue; } blk = 3; continue;']), 3, [])).toBeNull();
   });
 
   it('a br_table over 150 nested blocks keeps the switch form, and does what the interpreter does', async () => {
@@ -287,14 +294,14 @@ describe('the structured form (structure.ts)', () => {
       + Array.from({ length: depth }, (_, k) => `end\nlocal.get 1\ni32.const 31\ni32.mul\ni32.const ${k + 1}\ni32.add\nlocal.set 1`).join('\n');
     const wat = `(module (memory 1) (func (export "run") (param i32) (result i32) (local i32)\n${body}\nlocal.get 1))`;
     const module = compileModule(await assemble(wat));
-    expect(translationOf(module, 0).resume).toBeNull();
+    expect(translationOf(module, 0).source).toContain('for (;;) { switch (blk) {');
     for (const n of [0, 1, 77, 149, 150, 1_000]) {
       const reference = runKernel(compileModule(await assemble(wat)), n, Infinity, 1e9, 1e9);
       expect(runKernel(module, n, 0, 1e9, 7)).toEqual(reference);
     }
     // The kernels' functions all take the structured form.
     const calls = compileModule(kernel('calls'));
-    for (let index = calls.numImportedFuncs; index < calls.funcTypes.length; index++) expect(translationOf(calls, index).resume).not.toBeNull();
+    for (let index = calls.numImportedFuncs; index < calls.funcTypes.length; index++) expect(translationOf(calls, index).source).not.toContain('switch (blk)');
   });
 });
 
@@ -441,7 +448,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
       ex base pc fsp n s32 f32 f64 frames inst store instId fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
       calling true false S32 answer below fill w clockAt now sliceDeadline translateCallee readyFrame F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
-      at trapAt catch e ia into loop resume
+      at trapAt catch e ia into loop enter xpc xcallee
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);
     return words;
@@ -487,7 +494,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
           let step = steps.next();
           while (step.done !== true) step = steps.next();
           const translations = step.value === null ? [] : [step.value.whole, ...step.value.loops];
-          for (const text of translations.flatMap((t) => [t.source, t.resume ?? ''])) problems.push(...checkSource(text, words).map((p) => `function ${i}, outlined: ${p}`));
+          for (const { source: text } of translations) problems.push(...checkSource(text, words).map((p) => `function ${i}, outlined: ${p}`));
           loops += step.value?.loops.length ?? 0;
         }
       }

@@ -19,12 +19,17 @@
  * backward jumps, to a loop header H, continue `loopH: for (;;) { ... break loopH; }`, whose
  * body runs to the last block that jumps back to H. Each labelled block opens as late as it can:
  * before its first jump's block, or before the outermost loop that jump is in and T is not.
+ *
+ * Entries. The function is entered at its first block, and also at other blocks (loop headers
+ * after a pause, the points after calls where the interpreter hands a frame back): entry k, in
+ * the order of their blocks, sets `enter = k` before the body starts. A run of statements and
+ * scopes with an entry past its first one starts with `switch (enter) { default: ... case k: ...
+ * }`: no entry falls through all of it (a jump table, one look), entry k starts at the scope or
+ * block that holds its block, and the innermost such switch on its way resets `enter` to 0.
  */
 
 const BLOCK_START = /^case (\d+):$/;
 const JUMP = /blk = (\d+); continue;/g;
-/** An outlined loop's entry label, at the start of the line that calls it: an entry of the switch form only. */
-const ENTRY_LABEL = /^case \d+: /;
 /**
  * Scopes nest at most this deep (a br_table over many blocks nests one in another): V8's parser
  * recurses on each, and a deeper function keeps the switch form.
@@ -39,13 +44,24 @@ interface Scope {
   readonly end: number;
   /** The block it names: a forward target, or a loop's header. */
   readonly target: number;
+  readonly items: Item[];
 }
+
+/** What a run of code holds: a block's code, or a scope and what it holds. */
+type Item = { readonly block: number } | Scope;
+
+const firstBlock = (item: Item): number => ('kind' in item ? item.from : item.block);
+const endBlock = (item: Item): number => ('kind' in item ? item.end : item.block + 1);
+/** The index of the item in `items` that holds block `b`. */
+const holding = (items: readonly Item[], b: number): number => items.findIndex((item) => firstBlock(item) <= b && b < endBlock(item));
 
 /**
  * The lines of blocks 0 … leave−1 (each block's first line `case K:`) as one structured body
- * whose every way out breaks to where block `leave` is to follow; null where they do not nest.
+ * whose every way out breaks to where block `leave` is to follow, entered at block 0 or, with
+ * `enter` = k, at `entries[k − 1]` (blocks in increasing order, none of them 0); null where the
+ * blocks do not nest.
  */
-export function structuredBlocks(lines: readonly string[], leave: number): string[] | null {
+export function structuredBlocks(lines: readonly string[], leave: number, entries: readonly number[]): string[] | null {
   // Each block's lines, and its jumps.
   const blocks: string[][] = [];
   const jumps: Array<[from: number, to: number]> = [];
@@ -61,7 +77,7 @@ export function structuredBlocks(lines: readonly string[], leave: number): strin
     blocks[b]!.push(line);
     for (const m of line.matchAll(JUMP)) jumps.push([b, Number(m[1])]);
   }
-  if (blocks.length !== leave) return null;
+  if (blocks.length !== leave || leave === 0) return null;
 
   // Loops: from a header to its last back-edge, widened to hold any loop that starts inside.
   const loopEnd = new Map<number, number>();
@@ -95,41 +111,84 @@ export function structuredBlocks(lines: readonly string[], leave: number): strin
   }
 
   const scopes: Scope[] = [
-    ...targets.map((t): Scope => ({ kind: 'to', from: opensAt.get(t)!, end: t, target: t })),
-    ...loops.map(({ header, last }): Scope => ({ kind: 'loop', from: header, end: last + 1, target: header })),
+    ...targets.map((t): Scope => ({ kind: 'to', from: opensAt.get(t)!, end: t, target: t, items: [] })),
+    ...loops.map(({ header, last }): Scope => ({ kind: 'loop', from: header, end: last + 1, target: header, items: [] })),
   ];
   // Outer first where two open at one block: the one ending later, a labelled block before the
   // loop it holds.
   scopes.sort((a, b) => a.from - b.from || b.end - a.end || (a.kind === 'to' ? -1 : 1));
 
-  const out: string[] = [];
+  // The tree of scopes and blocks; null where two scopes cross.
+  const root: Item[] = [];
   const open: Scope[] = [];
+  const current = (): Item[] => (open.length > 0 ? open[open.length - 1]!.items : root);
   let next = 0;
-  for (let b = 0; b <= leave; b++) {
-    while (open.length > 0 && open[open.length - 1]!.end === b) {
-      const scope = open.pop()!;
-      out.push(scope.kind === 'to' ? '}' : `break loop${scope.target}; }`);
-    }
-    if (open.some((s) => s.end <= b)) return null; // closes inside another: they cross
-    if (b === leave) break;
+  for (let b = 0; b < leave; b++) {
+    while (open.length > 0 && open[open.length - 1]!.end === b) open.pop();
+    if (open.some((s) => s.end <= b)) return null;
     for (; next < scopes.length && scopes[next]!.from === b; next++) {
       const scope = scopes[next]!;
       if (open.length > 0 && open[open.length - 1]!.end < scope.end) return null;
       if (open.length === MAX_DEPTH) return null;
+      current().push(scope);
       open.push(scope);
-      out.push(scope.kind === 'to' ? `to${scope.target}: {` : `loop${scope.target}: for (;;) {`);
     }
-    for (const line of blocks[b]!) {
-      let bad = false;
-      out.push(line.replace(ENTRY_LABEL, '').replace(JUMP, (_, target: string) => {
-        const t = Number(target);
-        const scope = open.find((s) => s.target === t && (s.kind === 'loop' ? t <= b : t > b));
-        if (scope === undefined) bad = true;
-        return scope?.kind === 'loop' ? `continue loop${t};` : `break to${t};`;
-      }));
-      if (bad) return null;
-    }
+    current().push({ block: b });
   }
-  if (open.length > 0 || next < scopes.length) return null;
-  return out;
+  if (open.some((s) => s.end !== leave) || next < scopes.length) return null;
+
+  const out: string[] = [];
+  const enclosing: Scope[] = [];
+  let valid = true;
+  const emitItem = (item: Item): void => {
+    if (!('kind' in item)) {
+      const b = item.block;
+      for (const line of blocks[b]!) {
+        out.push(line.replace(JUMP, (_, target: string) => {
+          const t = Number(target);
+          const scope = enclosing.find((s) => s.target === t && (s.kind === 'loop' ? t <= b : t > b));
+          if (scope === undefined) valid = false;
+          return scope?.kind === 'loop' ? `continue loop${t};` : `break to${t};`;
+        }));
+      }
+      return;
+    }
+    out.push(item.kind === 'to' ? `to${item.target}: {` : `loop${item.target}: for (;;) {`);
+    enclosing.push(item);
+    emitRun(item.items);
+    enclosing.pop();
+    out.push(item.kind === 'to' ? '}' : `break loop${item.target}; }`);
+  };
+  // A run of items, with the switch that enters it past its first item where an entry is there.
+  const emitRun = (items: readonly Item[]): void => {
+    const from = firstBlock(items[0]!);
+    const to = endBlock(items[items.length - 1]!);
+    // Entries here past the first item: at which item, and whether no run inside that item skips for it.
+    const at = new Map<number, { resetting: number[]; passing: number[] }>();
+    entries.forEach((block, i) => {
+      if (block < from || block >= to) return;
+      const p = holding(items, block);
+      if (p <= 0) return;
+      let innermost = true;
+      for (let item = items[p]!; 'kind' in item; ) {
+        const q = holding(item.items, block);
+        if (q > 0) innermost = false;
+        item = item.items[q]!;
+      }
+      if (!at.has(p)) at.set(p, { resetting: [], passing: [] });
+      at.get(p)![innermost ? 'resetting' : 'passing'].push(i + 1);
+    });
+    if (at.size > 0) out.push('switch (enter) { default:');
+    items.forEach((item, p) => {
+      const here = at.get(p);
+      if (here !== undefined) {
+        const labels = (ks: number[]): string => ks.map((k) => `case ${k}:`).join(' ');
+        out.push(`${labels(here.resetting)}${here.resetting.length > 0 ? ' enter = 0;' : ''} ${labels(here.passing)}`.trim());
+      }
+      emitItem(item);
+    });
+    if (at.size > 0) out.push('}');
+  };
+  emitRun(root);
+  return valid ? out : null;
 }

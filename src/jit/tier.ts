@@ -25,10 +25,13 @@ import {
 } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
-/** The most time one step of a translation takes (ms); the rest waits for a later entry of the function. */
+/**
+ * The most time one step of a translation takes (ms); the rest waits for a later entry of the
+ * function. Steps follow one another as often as the function is entered, within the slice: a
+ * translation done sooner is V8's optimised code sooner (one step per 4 ms of the module's time,
+ * as until 2026-12-01, left lz77's first run 20% slower; docs/performance.md).
+ */
 export const TRANSLATE_SLICE_MS = 1;
-/** The least time between two steps of the translations of one module (ms). */
-export const TRANSLATE_EVERY_MS = 4;
 
 /** A translated function: see translate.ts for its parameters and answers. */
 export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number) => number;
@@ -195,8 +198,6 @@ export class JitTable {
   /** Heat per function index (the policy above), and the calls among it. */
   readonly heat: Int32Array;
   readonly calls: Int32Array;
-  /** Not before this (performance.now()) does a translation under way take its next step. */
-  translateAgainAt = 0;
   /** How many functions were translated, and the milliseconds it took (for the bench and tests). */
   translated = 0;
   /** How many loops were outlined, and how many of them were put back (for the bench and tests). */
@@ -231,16 +232,12 @@ export class JitTable {
 
   /**
    * `translation(budgetMs)`, a step of a translation of at most TRANSLATE_SLICE_MS and never past
-   * the slice's `deadline` (Execution.sliceDeadline), unless one was taken less than
-   * TRANSLATE_EVERY_MS ago or the deadline has passed (undefined); after one that left the
-   * translation unfinished (undefined), the next waits that long.
+   * the slice's `deadline` (Execution.sliceDeadline); undefined once the deadline has passed.
    */
   step<T>(deadline: number, translation: (budgetMs: number) => T | undefined): T | undefined {
     const now = performance.now();
-    if (now < this.translateAgainAt || now >= deadline) return undefined;
-    const result = translation(Math.min(TRANSLATE_SLICE_MS, deadline - now));
-    if (result === undefined) this.translateAgainAt = performance.now() + TRANSLATE_EVERY_MS;
-    return result;
+    if (now >= deadline) return undefined;
+    return translation(Math.min(TRANSLATE_SLICE_MS, deadline - now));
   }
 
   /**
@@ -354,16 +351,11 @@ export class JitTable {
     });
   }
 
-  /**
-   * The JavaScript function of a translation (the factory hands it only what docs/jit.md lists),
-   * with the switch form its other entries go to, where it has one, as `resume`.
-   */
-  private make({ source, resume }: TranslatedSource): JitFunction {
+  /** The JavaScript function of a translation's source (the factory hands it only what docs/jit.md lists). */
+  private make({ source }: TranslatedSource): JitFunction {
     const given = (helperObject ??= helpers());
     const names = Object.keys(given);
-    const resumeForm = resume === null ? 'null' : `function (ex, base, pc, fsp, n) {\n${resume}\n}`;
-    const factory = new Function('table', 'code', ...names,
-      `'use strict'; const resume = ${resumeForm}; return function (ex, base, pc, fsp, n) {\n${source}\n};`);
+    const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n) {\n${source}\n};`);
     this.translated++;
     return factory(this, this.functions.code, ...names.map((k) => given[k])) as JitFunction;
   }
@@ -392,10 +384,8 @@ export function translatedFunction(jit: JitTable, index: number, heat: number, t
   if ((jit.heat[index] += heat) < threshold) return null;
   const hotThroughLoops = jit.calls[index]! < LOOP_FUNCTION_CALLS;
   // With threshold 0 (every function from its first call, for tests) at once. Otherwise in
-  // steps of TRANSLATE_SLICE_MS, at most one per TRANSLATE_EVERY_MS of the module's time and
-  // none past the slice's deadline, so that a large function's translation never holds the
-  // event loop, however often the function is entered meanwhile (the interpreter runs it until
-  // its translation is done).
+  // steps of TRANSLATE_SLICE_MS, none past the slice's deadline, so that a large function's
+  // translation never holds the event loop (the interpreter runs it until its translation is done).
   if (threshold === 0) return jit.translate(index, Infinity, hotThroughLoops) ?? null;
   return jit.step(deadline, (budgetMs) => jit.translate(index, budgetMs, hotThroughLoops)) ?? null;
 }

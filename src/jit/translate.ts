@@ -14,8 +14,9 @@
  * The shape of a translated function: `(ex, base, pc, fsp, n)` — the execution, the frame's
  * base, where to start (the function's entry or one of its loop headers; FRESH_ENTRY from a
  * translated caller, which leaves the frame's setup to it), the frame array's top, and how many
- * translated calls deep it is on the JavaScript stack. The code is split at
- * every branch target and loop header into numbered blocks, run by `for (;;) switch (blk)`;
+ * translated calls deep it is on the JavaScript stack. The code is split at every branch target
+ * and loop header into numbered blocks, written as labelled blocks and loops where they nest
+ * (structure.ts; code from WebAssembly always does), else run by `for (;;) switch (blk)`;
  * straight-line code falls from one block into the next. It answers:
  *
  * - 0 (RETURNED): it returned to a translated caller (only when n > 0), results at `base`;
@@ -75,10 +76,21 @@ export const OUT_OF_TIME = 4;
 /** `pc` is not a point where the function can be entered: nothing was done (the interpreter goes on). */
 export const NO_ENTRY = 5;
 /**
+ * Not answers but what a way out says for one (the block that leaves makes it one): a check
+ * point found the slice spent — EXIT with the fuel spent, else OUT_OF_TIME — or a call's entry
+ * did — PAUSE, else OUT_OF_TIME.
+ */
+const AT_CHECK_POINT = NO_ENTRY + EXIT;
+const AT_CALLEE_ENTRY = NO_ENTRY + PAUSE;
+/**
  * Fuel between two looks at the clock, at loop headers and calls (ex.sliceDeadline): a tenth
  * of a millisecond at full speed, a millisecond or so in code V8 has not optimised yet.
  */
 export const CLOCK_FUEL = 20_000;
+/** Past CLOCK_FUEL since the last look, a look at the clock: true once the slice's deadline has passed. */
+const CLOCK_PASSED = `left < clockAt && (clockAt = left - ${CLOCK_FUEL}, now() >= ex.sliceDeadline)`;
+/** A check point's test: the slice's fuel is spent, or its time. */
+const SLICE_SPENT = `left <= 0 || ${CLOCK_PASSED}`;
 
 /** Sizes of the instructions the tier leaves to the interpreter (opcodes.ts gives their layouts). */
 const EXIT_SIZES: ReadonlyMap<number, number> = new Map([
@@ -160,16 +172,6 @@ function targetsAt(code: Int32Array, pc: number): number[] {
   return [];
 }
 
-/**
- * Readies the frame of a call to `callee` at `cb`, as the dispatch loop's call does: locals
- * zeroed, constant slots written — with the numbers in place, the callee being known. Only
- * where a translated call leaves the callee's entry to the interpreter (a pause there).
- */
-function frameSetup(fns: CompiledFunctions, callee: number): string {
-  const at = callee * FUNC_INFO_STRIDE;
-  return frameWrites('cb', fns.info[at + FuncInfo.ParamsEnd]!, fns.info[at + FuncInfo.LocalsEnd]!, constantWordsOf(fns, callee)).join(' ');
-}
-
 /** Function `index`'s constant slots (FuncInfo.ConstsStart), word by word: [frame word, value]. */
 function constantWordsOf(fns: CompiledFunctions, index: number): Array<[number, number]> {
   const at = index * FUNC_INFO_STRIDE;
@@ -182,24 +184,21 @@ function constantWordsOf(fns: CompiledFunctions, index: number): Array<[number, 
 }
 
 /**
- * The statements that ready the frame at `frame` (`base`, or `cb` for a callee's at a call) as
- * the dispatch loop's call does: words `[from, to)` zeroed — a run of more than four by a loop —
- * but those `kept` (held in variables, which start at zero), and `constantWords` written.
+ * The statements that ready the frame at `base` as the dispatch loop's call does: words
+ * `[from, to)` zeroed — a run of more than four by a loop — but those `kept` (held in variables,
+ * which start at zero), and `constantWords` written.
  */
-function frameWrites(
-  frame: 'base' | 'cb', from: number, to: number, constantWords: ReadonlyArray<readonly [number, number]>,
-  kept: (w: number) => boolean = () => false,
-): string[] {
+function frameWrites(from: number, to: number, constantWords: ReadonlyArray<readonly [number, number]>, kept: (w: number) => boolean): string[] {
   const parts: string[] = [];
   for (let w = from; w < to; w++) {
     if (kept(w)) continue;
     let end = w + 1;
     while (end < to && !kept(end)) end++;
-    if (end - w <= 4) for (let k = w; k < end; k++) parts.push(`S32[${frame} + ${num(k)}] = 0;`);
-    else parts.push(`for (let w = ${frame} + ${num(w)}; w < ${frame} + ${num(end)}; w++) S32[w] = 0;`);
+    if (end - w <= 4) for (let k = w; k < end; k++) parts.push(`S32[base + ${num(k)}] = 0;`);
+    else parts.push(`for (let w = base + ${num(w)}; w < base + ${num(end)}; w++) S32[w] = 0;`);
     w = end - 1;
   }
-  for (const [w, value] of constantWords) parts.push(`S32[${frame} + ${num(w)}] = ${num(value)};`);
+  for (const [w, value] of constantWords) parts.push(`S32[base + ${num(w)}] = ${num(value)};`);
   return parts;
 }
 
@@ -456,7 +455,7 @@ class WordPromotion {
     const inVar = (w: number): boolean => inVariables && this.ints.has(w);
     const inVars = constantWords.filter(([w]) => inVar(w)).map(([w, value]) => `w${num(w)} = ${num(value)};`);
     const load = inVariables ? constantWords.filter(([w]) => this.inDouble(w)).map(([w]) => w) : [];
-    const array = frameWrites('base', from, to, constantWords.filter(([w]) => !inVar(w)),
+    const array = frameWrites(from, to, constantWords.filter(([w]) => !inVar(w)),
       (w) => inVariables && (this.ints.has(w) || this.inDouble(w))).join(' ');
     const setup = array.length > MAX_FRAME_SETUP_CHARS ? `table.readyFrame(S32, base, ${num(index)});` : array;
     return { setup: `${setup} ${inVars.join(' ')}`, load };
@@ -644,15 +643,9 @@ export type FrameWords = { readonly words: ReadonlySet<number>; readonly from: n
 
 const touches = (touched: FrameWords, w: number): boolean => touched === null || w >= touched.from || touched.words.has(w);
 
-/**
- * A translation: its source; where that is the structured form (structure.ts), which has one
- * entry, the switch form that takes the others, which the source calls `resume` (the factory in
- * tier.ts defines it), else null; and the words it touches (what a caller of an outlined loop
- * hands over).
- */
+/** A translation: its source, and the words it touches (what a caller of an outlined loop hands over). */
 export interface TranslatedSource {
   readonly source: string;
-  readonly resume: string | null;
   readonly touched: FrameWords;
 }
 
@@ -776,8 +769,11 @@ export function* functionSourceInSteps(
   const block = (pc: number): string => num(blockOf.get(pc)!);
   // Every way out goes through one block that stores the promoted words and returns `answer`.
   const leave = num(leaders.size);
-  const enterBlock = (k: number): number => leaders.size + 1 + k;
-  const exit = (pc: number): string => `{ ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; answer = 1; blk = ${leave}; continue; }`;
+  // Every way out sets only variables, to constants or to other variables, and the block that
+  // leaves does the rest: code V8 has optimised before a way out was first taken has no type
+  // feedback for that way, and would be thrown away on taking it (a deoptimisation) — each
+  // way out once per function, at the first slice's end or return to the interpreter.
+  const exit = (pc: number): string => `{ xpc = ${num(pc)}; answer = 1; blk = ${leave}; continue; }`;
   // A jump: to its block, or out of the range to the interpreter.
   const goto = (pc: number): string => (inRange(pc) ? `blk = ${block(pc)}; continue;` : exit(pc));
 
@@ -801,8 +797,8 @@ export function* functionSourceInSteps(
       // it answered, this answers, with the rest of its words stored (the loop's are in the array).
       const { from, to } = outlined[k]!;
       const targets = [...exitsOf[k]!].sort((a, b) => a - b).map((t) => `case ${num(t)}: blk = ${block(t)}; continue;`);
-      lines.push(`into = ${num(pc)};`);
-      lines.push(`case ${num(enterBlock(k))}: @storeLoop ${num(k)}; { ex.jitLeft = left; calling = true; const r = L${num(k)}(ex, base, into, fsp, n); calling = false; left = ex.jitLeft;`
+      // (`into`: where in the loop an entry of this function's into the loop starts it; else -1.)
+      lines.push(`@storeLoop ${num(k)}; { ex.jitLeft = left; calling = true; const r = L${num(k)}(ex, base, into < 0 ? ${num(pc)} : into, fsp, n); into = -1; calling = false; left = ex.jitLeft;`
         + ` if (r === 0) return 0; if (r === 1 && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
         + ` switch (ex.pc) { ${targets.join(' ')} } } @storeAllBut ${num(k)}; answer = r; below = 0; blk = ${leave}; continue; }`);
       continue;
@@ -828,7 +824,7 @@ export function* functionSourceInSteps(
       // bulkOperation reads its operands from the array and writes its result there.
       const slots = (operands: readonly number[]): number[] => operands.flatMap((k) => [code[pc + k]!, code[pc + k]! + 1]);
       lines.push(`at = ${num(pc)}; ${storeWords(slots(bulk.reads))} { const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, S32, base);`
-        + ` if (ex.meter.due) { ${loadWords(slots(bulk.writes))} ex.pc = next; ex.base = base; ex.fsp = fsp; answer = 3; blk = ${leave}; continue; } } ${loadWords(slots(bulk.writes))}`);
+        + ` if (ex.meter.due) { ${loadWords(slots(bulk.writes))} xpc = next; answer = 3; blk = ${leave}; continue; } } ${loadWords(slots(bulk.writes))}`);
       continue;
     }
     switch (op) {
@@ -853,21 +849,19 @@ export function* functionSourceInSteps(
         // CLOCK_FUEL it also looks at the clock: V8 runs new code slowly until it has
         // optimised it (and again after a deoptimisation), so a slice sized in fuel from the
         // pace so far can last far longer than meant; past the slice's deadline, it pauses.
-        lines.push(`if (left <= 0) ${exit(pc)} if (left < clockAt) { clockAt = left - ${num(CLOCK_FUEL)}; if (now() >= ex.sliceDeadline) { ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; answer = 4; blk = ${leave}; continue; } }`);
+        // (One condition and one way out for both: a translation's size is what V8's compile time grows with.)
+        lines.push(`if (${SLICE_SPENT}) { xpc = ${num(pc)}; answer = ${num(AT_CHECK_POINT)}; blk = ${leave}; continue; }`);
         break;
       case Op.Call: {
         const callee = code[pc + 1]!;
         const argBase = code[pc + 2]!;
         const calleeAt = callee * FUNC_INFO_STRIDE;
-        const calleeEntry = num(info[calleeAt + FuncInfo.Entry]!);
-        const setup = frameSetup(fns, callee);
         lines.push(
           `{ const fn = fns[${num(callee)}] ?? table.translateCallee(${num(callee)}, ex.sliceDeadline), cb = ${num(argBase)} + base;`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
           + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!))}`
           + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
-          + ` if (--left <= 0) { ${setup} ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` if (left < clockAt) { clockAt = left - ${num(CLOCK_FUEL)}; if (now() >= ex.sliceDeadline) { ${setup} ex.pc = ${calleeEntry}; ex.base = cb; ex.fsp = fsp + 3; answer = 4; below = ${num(argBase)}; blk = ${leave}; continue; } }`
+          + ` if (--left <= 0 || ${CLOCK_PASSED}) { xcallee = ${num(callee)}; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
           + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadWords(span(argBase, fns.resultWords[callee]!))} }`,
@@ -882,9 +876,7 @@ export function* functionSourceInSteps(
           + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base, ia = fi * ${num(FUNC_INFO_STRIDE)};`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} frames[fsp] = ${num(pc + 6)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
-          + ' if (--left <= 0) {'
-          + ' table.readyFrame(S32, cb, fi);'
-          + ` ex.pc = info[ia]; ex.base = cb; ex.fsp = fsp + 3; answer = 2; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` if (--left <= 0) { xcallee = fi; answer = ${num(PAUSE)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
           + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
@@ -893,16 +885,12 @@ export function* functionSourceInSteps(
       }
       case Op.Return: {
         // To a translated caller, here; to the interpreter, by the interpreter (it pops the
-        // frame): of this frame's words, it reads only the results', which are stored for it.
+        // frame, and reads the results' words; the way out stores every word).
         const src = code[pc + 1]!;
         const words = code[pc + 2]!;
         const moves: string[] = [];
-        const results: number[] = [];
-        for (let w = 0; w < words; w++) {
-          moves.push(`S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
-          results.push(src + w);
-        }
-        lines.push(`if (n === 0) { ${storeWords(results)} ex.pc = ${num(pc)}; ex.base = base; ex.fsp = fsp; answer = 1; below = 0; blk = ${leave}; continue; }`
+        for (let w = 0; w < words; w++) moves.push(`S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
+        lines.push(`if (n === 0) { xpc = ${num(pc)}; answer = 1; blk = ${leave}; continue; }`
           + ` left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return 0;`);
         break;
       }
@@ -929,7 +917,7 @@ export function* functionSourceInSteps(
   // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
   // below its base are this frame's to store; the callee's own are in the array already.
   // `at`: the position of the last instruction that may trap, recorded when one does.
-  head.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0, into = 0;`);
+  head.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0, into = -1, enter = 0, xpc = -1, xcallee = -1;`);
   if (outlined.length > 0) head.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
   head.push(words.declarations());
   // At the function's entry only its parameters and constant slots hold anything (locals are
@@ -939,10 +927,19 @@ export function* functionSourceInSteps(
   const constantWords = constantWordsOf(fns, index);
   const params: number[] = [];
   for (let w = 0; w < paramsEnd; w++) params.push(w);
+  // Entries other than the first block: the switch form goes to their block (`blk`), the
+  // structured form counts them in block order (`enter`; structure.ts).
+  const entryBlocks = new Map<number, number>();
+  for (const pc of entries) entryBlocks.set(pc, blockOf.get(pc)!);
+  for (const [pc, k] of intoOutlined) if (!entryBlocks.has(pc)) entryBlocks.set(pc, blockOf.get(outlined[k]!.from)!);
+  const entered = [...new Set(entryBlocks.values())].filter((b) => b !== 0).sort((a, b) => a - b);
   const dispatch: string[] = ['switch (pc) {'];
   if (range === null) dispatch.push(`case ${num(FRESH_ENTRY)}:`);
-  for (const pc of new Set(entries)) dispatch.push(`case ${num(pc)}: blk = ${block(pc)}; break;`);
-  for (const [pc, k] of intoOutlined) if (!entries.includes(pc)) dispatch.push(`case ${num(pc)}: into = pc; blk = ${num(enterBlock(k))}; break;`);
+  for (const [pc, b] of entryBlocks) {
+    const into = intoOutlined.some(([p]) => p === pc) && !entries.includes(pc) ? 'into = pc; ' : '';
+    const enter = b === 0 ? '' : `enter = ${num(entered.indexOf(b) + 1)}; `;
+    dispatch.push(`case ${num(pc)}: ${into}blk = ${num(b)}; ${enter}break;`);
+  }
   dispatch.push(`default: return ${num(NO_ENTRY)};`);
   dispatch.push('}');
   let loads: string;
@@ -977,18 +974,18 @@ export function* functionSourceInSteps(
     const text = words.rewrite(line);
     body.push(text.includes('@') ? text.replace(MARKER, (_, kind: string, argument: string) => marker(kind, argument)) : text);
   }
-  const leaving = `${words.storeBelow()} return answer;`;
+  // The way out (see `exit`): the interpreter's position, and the frame's words in the array.
+  const leaving = `if (answer > ${num(NO_ENTRY)}) answer = left <= 0 ? answer - ${num(NO_ENTRY)} : ${num(OUT_OF_TIME)};`
+    + ` if (xcallee >= 0) { const cb = base + below; table.readyFrame(S32, cb, xcallee); ex.pc = info[xcallee * ${num(FUNC_INFO_STRIDE)}]; ex.base = cb; ex.fsp = fsp + 3; }`
+    + ` else if (xpc >= 0) { ex.pc = xpc; ex.base = base; ex.fsp = fsp; } ${words.storeBelow()} return answer;`;
   const guarded = "} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; throw e; } finally { if (!calling) ex.jitLeft = left; }";
-  // The switch form enters at any of its entries; the structured form, where there is one, only
-  // at the function's (or range's) own and hands the others to the switch form (`resume`).
-  const switchForm = [...head, ...dispatch, loads, 'try { for (;;) { switch (blk) {', ...body, `case ${leave}: ${leaving}`,
-    `} throw new Error('internal error: ran past the end of a translated function'); } ${guarded}`].join('\n');
+  const structured = structuredBlocks(body, leaders.size, entered);
   yield;
-  const structured = structuredBlocks(body, leaders.size);
-  if (structured === null) return switchForm.length > maxChars ? TOO_LONG : { source: switchForm, resume: null, touched: words.touched() };
-  const own = range === null ? `pc !== ${num(FRESH_ENTRY)} && pc !== ${num(entry)}` : `pc !== ${num(entry)}`;
-  const source = [...head, `if (${own}) return resume(ex, base, pc, fsp, n);`, loads, 'try {', ...structured, leaving, guarded].join('\n');
-  return Math.max(source.length, switchForm.length) > maxChars ? TOO_LONG : { source, resume: switchForm, touched: words.touched() };
+  const source = structured === null
+    ? [...head, ...dispatch, loads, 'try { for (;;) { switch (blk) {', ...body, `case ${leave}: ${leaving}`,
+      `} throw new Error('internal error: ran past the end of a translated function'); } ${guarded}`].join('\n')
+    : [...head, ...dispatch, loads, 'try {', ...structured, leaving, guarded].join('\n');
+  return source.length > maxChars ? TOO_LONG : { source, touched: words.touched() };
 }
 
 /**
