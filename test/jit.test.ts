@@ -421,7 +421,7 @@ describe('outlined loops under the fuzzer', () => {
   it('larger Binaryen modules with loops outlined wherever a translation passes 2,000 characters: Node\'s results, the interpreter\'s fuel', () => {
     let outlined = 0;
     const mismatches: unknown[] = [];
-    for (let seed = 7300; seed < 7324; seed++) {
+    for (let seed = 7300; seed < 7332; seed++) {
       const bytes = generateFuzzModule(seed, 4 * DEFAULT_FUZZ_INPUT_SIZE, (['none', 'O2', 'fuzz-passes'] as const)[seed % 3]!);
       const driver = seed % 2 === 0 ? 'sync' : 'sliced';
       const interpreted = runDifferential(bytes, { jitThreshold: Infinity, driver, driverSeed: seed, triageNan: false });

@@ -89,6 +89,8 @@ const AT_CALLEE_ENTRY = NO_ENTRY + PAUSE;
 export const CLOCK_FUEL = 20_000;
 /** Past CLOCK_FUEL since the last look, a look at the clock: true once the slice's deadline has passed. */
 const CLOCK_PASSED = `left < clockAt && (clockAt = left - ${CLOCK_FUEL}, now() >= ex.sliceDeadline)`;
+/** The frame record of the call under way, where there is one (`calling`, below). */
+const FRAME_RECORD = 'if (calling > 0) { frames[fsp] = calling; frames[fsp + 1] = base; frames[fsp + 2] = instId; }';
 /** A check point's test: the slice's fuel is spent, or its time. */
 const SLICE_SPENT = `left <= 0 || ${CLOCK_PASSED}`;
 
@@ -798,7 +800,7 @@ export function* functionSourceInSteps(
       const { from, to } = outlined[k]!;
       const targets = [...exitsOf[k]!].sort((a, b) => a - b).map((t) => `case ${num(t)}: blk = ${block(t)}; continue;`);
       // (`into`: where in the loop an entry of this function's into the loop starts it; else -1.)
-      lines.push(`@storeLoop ${num(k)}; { ex.jitLeft = left; calling = true; const r = L${num(k)}(ex, base, into < 0 ? ${num(pc)} : into, fsp, n); into = -1; calling = false; left = ex.jitLeft;`
+      lines.push(`@storeLoop ${num(k)}; { ex.jitLeft = left; calling = 0; const r = L${num(k)}(ex, base, into < 0 ? ${num(pc)} : into, fsp, n); into = -1; calling = -1; left = ex.jitLeft;`
         + ` if (r === 0) return 0; if (r === 1 && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
         + ` switch (ex.pc) { ${targets.join(' ')} } } @storeAllBut ${num(k)}; answer = r; below = 0; blk = ${leave}; continue; }`);
       continue;
@@ -859,11 +861,10 @@ export function* functionSourceInSteps(
         lines.push(
           `{ const fn = fns[${num(callee)}] ?? table.translateCallee(${num(callee)}, ex.sliceDeadline), cb = ${num(argBase)} + base;`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
-          + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!))}`
-          + ` frames[fsp] = ${num(pc + 4)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
+          + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!))} calling = ${num(pc + 4)};`
           + ` if (--left <= 0 || ${CLOCK_PASSED}) { xcallee = ${num(callee)}; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
-          + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` ex.jitLeft = left; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); left = ex.jitLeft;`
+          + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; } calling = -1;`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadWords(span(argBase, fns.resultWords[callee]!))} }`,
         );
         break;
@@ -875,10 +876,10 @@ export function* functionSourceInSteps(
           `{ at = ${num(pc)}; left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
           + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base, ia = fi * ${num(FUNC_INFO_STRIDE)};`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
-          + ` ${storeFrom(argBase)} frames[fsp] = ${num(pc + 6)}; frames[fsp + 1] = base; frames[fsp + 2] = instId;`
+          + ` ${storeFrom(argBase)} calling = ${num(pc + 6)};`
           + ` if (--left <= 0) { xcallee = fi; answer = ${num(PAUSE)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` ex.jitLeft = left; calling = true; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); calling = false; left = ex.jitLeft;`
-          + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` ex.jitLeft = left; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); left = ex.jitLeft;`
+          + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; } calling = -1;`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
         );
         break;
@@ -891,7 +892,7 @@ export function* functionSourceInSteps(
         const moves: string[] = [];
         for (let w = 0; w < words; w++) moves.push(`S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
         lines.push(`if (n === 0) { xpc = ${num(pc)}; answer = 1; blk = ${leave}; continue; }`
-          + ` left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return 0;`);
+          + ` left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} ex.jitLeft = left; return 0;`);
         break;
       }
       default:
@@ -912,12 +913,15 @@ export function* functionSourceInSteps(
   head.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, F64 = f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
   head.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info;');
   head.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
-  // `calling`: a callee is running. If it throws, it has left the fuel in ex.jitLeft itself,
-  // and this frame's own `left` (from before the call) must not overwrite it.
+  // `calling`: -1, or a callee is running: at a call, the position after it (> 0), or an
+  // outlined loop of this frame (0). A callee that throws or leaves has left the fuel in
+  // ex.jitLeft itself, and this frame's own `left` (from before the call) must not overwrite it.
+  // The frame record of a call (return position, caller's base, instance) is written only where
+  // the interpreter will read it: when the call throws, pauses at the callee's entry, or leaves.
   // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
   // below its base are this frame's to store; the callee's own are in the array already.
   // `at`: the position of the last instruction that may trap, recorded when one does.
-  head.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = false, clockAt = left - ${num(CLOCK_FUEL)}, at = 0, into = -1, enter = 0, xpc = -1, xcallee = -1;`);
+  head.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = -1, clockAt = left - ${num(CLOCK_FUEL)}, at = 0, into = -1, enter = 0, xpc = -1, xcallee = -1;`);
   if (outlined.length > 0) head.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
   head.push(words.declarations());
   // At the function's entry only its parameters and constant slots hold anything (locals are
@@ -977,8 +981,8 @@ export function* functionSourceInSteps(
   // The way out (see `exit`): the interpreter's position, and the frame's words in the array.
   const leaving = `if (answer > ${num(NO_ENTRY)}) answer = left <= 0 ? answer - ${num(NO_ENTRY)} : ${num(OUT_OF_TIME)};`
     + ` if (xcallee >= 0) { const cb = base + below; table.readyFrame(S32, cb, xcallee); ex.pc = info[xcallee * ${num(FUNC_INFO_STRIDE)}]; ex.base = cb; ex.fsp = fsp + 3; }`
-    + ` else if (xpc >= 0) { ex.pc = xpc; ex.base = base; ex.fsp = fsp; } ${words.storeBelow()} return answer;`;
-  const guarded = "} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; throw e; } finally { if (!calling) ex.jitLeft = left; }";
+    + ` else if (xpc >= 0) { ex.pc = xpc; ex.base = base; ex.fsp = fsp; } ${FRAME_RECORD} ex.jitLeft = left; ${words.storeBelow()} return answer;`;
+  const guarded = `} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; ${FRAME_RECORD} if (calling < 0) ex.jitLeft = left; throw e; }`;
   const structured = structuredBlocks(body, leaders.size, entered);
   yield;
   const source = structured === null
