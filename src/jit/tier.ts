@@ -227,6 +227,8 @@ export class JitTable {
    * calls: their loops stay in them).
    */
   translateCallee(index: number, deadline: number): JitFunction | null | undefined {
+    const have = this.fns[index];
+    if (have !== undefined) return have; // (null: it stays interpreted)
     return this.step(deadline, (budgetMs) => this.translate(index, budgetMs, false));
   }
 

@@ -874,7 +874,7 @@ export function* functionSourceInSteps(
         const argBase = code[pc + 3]!;
         lines.push(
           `{ at = ${num(pc)}; left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
-          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] : undefined, cb = ${num(argBase)} + base, ia = fi * ${num(FUNC_INFO_STRIDE)};`
+          + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] ?? table.translateCallee(fi, ex.sliceDeadline) : undefined, cb = ${num(argBase)} + base, ia = fi * ${num(FUNC_INFO_STRIDE)};`
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} calling = ${num(pc + 6)};`
           + ` if (--left <= 0) { xcallee = fi; answer = ${num(PAUSE)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
