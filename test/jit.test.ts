@@ -80,7 +80,7 @@ describe('the JavaScript tier does what the interpreter does', () => {
     const bytes = await assemble(`(module (func (export "run") (param i32) (result i32) (local i32 i32 i32)
       (loop $outer
         (loop $short ${ops(6, 3)} (local.set 1 (i32.add (local.get 1) (i32.const 3))) (br_if $short (i32.eqz (i32.and (local.get 1) (i32.const 1)))))
-        ${ops(4, 1)}
+        ${ops(8, 1)}
         (local.set 2 (i32.const 300))
         (loop $long ${ops(10, 3)} (local.set 1 (i32.add (i32.mul (local.get 1) (i32.const 33)) (local.get 2))) (br_if $long (local.tee 2 (i32.sub (local.get 2) (i32.const 1)))))
         (br_if $outer (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))

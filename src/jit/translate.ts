@@ -91,6 +91,11 @@ export const CLOCK_FUEL = 20_000;
 const CLOCK_PASSED = `left < clockAt && (clockAt = left - ${CLOCK_FUEL}, now() >= ex.sliceDeadline)`;
 /** The frame record of the call under way, where there is one (`calling`, below). */
 const FRAME_RECORD = 'if (calling > 0) { frames[fsp] = calling; frames[fsp + 1] = base; frames[fsp + 2] = instId; }';
+/** A line that records where an instruction that may trap stands (and so may throw). */
+const TRAP_POSITION = /(^|[^\w.])at = /;
+/** What a call does after it, in case the callee grew the memory; of no use to code that reads none. */
+const MEMORY_REFRESH = 'if (mem !== null) { view = mem.view; memLen = mem.size; }';
+const USES_MEMORY = /\b(view|memLen)\b/;
 /** A check point's test: the slice's fuel is spent, or its time. */
 const SLICE_SPENT = `left <= 0 || ${CLOCK_PASSED}`;
 
@@ -909,21 +914,6 @@ export function* functionSourceInSteps(
     words.observe(lines[i]!);
   }
   words.decide();
-  const head: string[] = [];
-  head.push('const S32 = ex.s32, s32 = S32, f32 = ex.f32, f64 = ex.f64, F64 = f64, frames = ex.frames, inst = ex.inst, store = ex.store;');
-  head.push('const instId = inst.id, fns = table.fns, mem = inst.memory, info = table.functions.info;');
-  head.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
-  // `calling`: -1, or a callee is running: at a call, the position after it (> 0), or an
-  // outlined loop of this frame (0). A callee that throws or leaves has left the fuel in
-  // ex.jitLeft itself, and this frame's own `left` (from before the call) must not overwrite it.
-  // The frame record of a call (return position, caller's base, instance) is written only where
-  // the interpreter will read it: when the call throws, pauses at the callee's entry, or leaves.
-  // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
-  // below its base are this frame's to store; the callee's own are in the array already.
-  // `at`: the position of the last instruction that may trap, recorded when one does.
-  head.push(`let left = ex.jitLeft, blk = 0, answer = 0, below = 0x7fffffff, calling = -1, clockAt = left - ${num(CLOCK_FUEL)}, at = 0, into = -1, enter = 0, xpc = -1, xcallee = -1;`);
-  if (outlined.length > 0) head.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
-  head.push(words.declarations());
   // At the function's entry only its parameters and constant slots hold anything (locals are
   // zero, like the variables); at a loop header, any word may. From a translated caller
   // (FRESH_ENTRY), the frame's setup is this function's: the words it keeps in the array.
@@ -937,15 +927,7 @@ export function* functionSourceInSteps(
   for (const pc of entries) entryBlocks.set(pc, blockOf.get(pc)!);
   for (const [pc, k] of intoOutlined) if (!entryBlocks.has(pc)) entryBlocks.set(pc, blockOf.get(outlined[k]!.from)!);
   const entered = [...new Set(entryBlocks.values())].filter((b) => b !== 0).sort((a, b) => a - b);
-  const dispatch: string[] = ['switch (pc) {'];
-  if (range === null) dispatch.push(`case ${num(FRESH_ENTRY)}:`);
-  for (const [pc, b] of entryBlocks) {
-    const into = intoOutlined.some(([p]) => p === pc) && !entries.includes(pc) ? 'into = pc; ' : '';
-    const enter = b === 0 ? '' : `enter = ${num(entered.indexOf(b) + 1)}; `;
-    dispatch.push(`case ${num(pc)}: ${into}blk = ${num(b)}; ${enter}break;`);
-  }
-  dispatch.push(`default: return ${num(NO_ENTRY)};`);
-  dispatch.push('}');
+  const ownEntries = range === null ? [FRESH_ENTRY, entry] : [entry];
   let loads: string;
   if (range !== null) {
     // A range is entered where any word may be live.
@@ -958,8 +940,9 @@ export function* functionSourceInSteps(
   } else {
     const fresh = words.freshFrame(paramsEnd, info[at + FuncInfo.LocalsEnd]!, constantWords, index, true);
     const constants = constantWords.map(([w]) => w);
+    const atEntry = words.loadOnly([...params, ...constants]);
     loads = `if (pc === ${num(FRESH_ENTRY)}) { ${fresh.setup} ${words.loadOnly([...params, ...fresh.load])} }`
-      + ` else if (pc === ${num(entry)}) { ${words.loadOnly([...params, ...constants])} } else { ${words.load()} }`;
+      + (entryBlocks.size > 1 ? ` else if (pc === ${num(entry)}) { ${atEntry} } else { ${words.load()} }` : ` else { ${atEntry} }`);
   }
   const marker = (kind: string, argument: string): string => {
     switch (kind) {
@@ -972,23 +955,80 @@ export function* functionSourceInSteps(
       default: return words.store(words.touchedBy(outlined[Number(argument)]!.touched, false)); // storeAllBut
     }
   };
-  const body: string[] = [];
+  let body: string[] = [];
   for (const [i, line] of lines.entries()) {
     if (i % STEP === STEP - 1) yield;
     const text = words.rewrite(line);
     body.push(text.includes('@') ? text.replace(MARKER, (_, kind: string, argument: string) => marker(kind, argument)) : text);
   }
+  yield;
+  // Only the machinery the code uses is written: what V8 compiles, and how soon, grows with the
+  // source; a small leaf function comes out small enough for V8 to inline into its callers.
+  const calls = body.some((line) => line.includes('calling = '));
+  const checkPoints = body.some((line) => line.includes(`answer = ${num(AT_CHECK_POINT)};`) || line.includes(`answer = ${num(AT_CALLEE_ENTRY)};`));
+  const mayThrow = calls || body.some((line) => TRAP_POSITION.test(line));
+  if (!body.some((line) => USES_MEMORY.test(line.replaceAll(MEMORY_REFRESH, '')))) body = body.map((line) => line.replaceAll(MEMORY_REFRESH, ''));
   // The way out (see `exit`): the interpreter's position, and the frame's words in the array.
-  const leaving = `if (answer > ${num(NO_ENTRY)}) answer = left <= 0 ? answer - ${num(NO_ENTRY)} : ${num(OUT_OF_TIME)};`
-    + ` if (xcallee >= 0) { const cb = base + below; table.readyFrame(S32, cb, xcallee); ex.pc = info[xcallee * ${num(FUNC_INFO_STRIDE)}]; ex.base = cb; ex.fsp = fsp + 3; }`
-    + ` else if (xpc >= 0) { ex.pc = xpc; ex.base = base; ex.fsp = fsp; } ${FRAME_RECORD} ex.jitLeft = left; ${words.storeBelow()} return answer;`;
-  const guarded = `} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; ${FRAME_RECORD} if (calling < 0) ex.jitLeft = left; throw e; }`;
+  const leaving = [
+    checkPoints ? `if (answer > ${num(NO_ENTRY)}) answer = left <= 0 ? answer - ${num(NO_ENTRY)} : ${num(OUT_OF_TIME)};` : '',
+    calls ? `if (xcallee >= 0) { const cb = base + below; table.readyFrame(S32, cb, xcallee); ex.pc = info[xcallee * ${num(FUNC_INFO_STRIDE)}]; ex.base = cb; ex.fsp = fsp + 3; } else` : '',
+    'if (xpc >= 0) { ex.pc = xpc; ex.base = base; ex.fsp = fsp; }',
+    calls ? FRAME_RECORD : '',
+    // (`below` is set only where a callee's frame is above this one's.)
+    `ex.jitLeft = left; ${calls ? words.storeBelow() : words.store()} return answer;`,
+  ].filter((part) => part !== '').join(' ');
+  const guarded = mayThrow
+    ? `} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; ${calls ? `${FRAME_RECORD} if (calling < 0) ` : ''}ex.jitLeft = left; throw e; }`
+    : '}';
   const structured = structuredBlocks(body, leaders.size, entered);
   yield;
-  const source = structured === null
-    ? [...head, ...dispatch, loads, 'try { for (;;) { switch (blk) {', ...body, `case ${leave}: ${leaving}`,
-      `} throw new Error('internal error: ran past the end of a translated function'); } ${guarded}`].join('\n')
-    : [...head, ...dispatch, loads, 'try {', ...structured, leaving, guarded].join('\n');
+  // Where it starts: the switch form sets the block to run; the structured form, the entry's number.
+  const plainEntry = structured !== null && entered.length === 0 && intoOutlined.length === 0;
+  const dispatch: string[] = [];
+  if (plainEntry) {
+    dispatch.push(`if (${ownEntries.map((pc) => `pc !== ${num(pc)}`).join(' && ')}) return ${num(NO_ENTRY)};`);
+  } else {
+    dispatch.push('switch (pc) {');
+    if (range === null) dispatch.push(`case ${num(FRESH_ENTRY)}:`);
+    for (const [pc, b] of entryBlocks) {
+      const into = intoOutlined.some(([p]) => p === pc) && !entries.includes(pc) ? 'into = pc; ' : '';
+      const enter = b === 0 ? '' : `enter = ${num(entered.indexOf(b) + 1)}; `;
+      dispatch.push(`case ${num(pc)}: ${into}${structured === null ? `blk = ${num(b)}; ` : ''}${enter}break;`);
+    }
+    dispatch.push(`default: return ${num(NO_ENTRY)};`);
+    dispatch.push('}');
+  }
+  const code_ = structured === null
+    ? [...dispatch, loads, `${mayThrow ? 'try ' : ''}{ for (;;) { switch (blk) {`, ...body, `case ${leave}: ${leaving}`,
+      `} throw new Error('internal error: ran past the end of a translated function'); } ${guarded}`]
+    : [...dispatch, loads, mayThrow ? 'try {' : '{', ...structured, leaving, guarded];
+  const text = code_.join('\n');
+  const used = (name: string): boolean => new RegExp(`\\b${name}\\b`).test(text);
+  // `calling`: -1, or a callee is running: at a call, the position after it (> 0), or an
+  // outlined loop of this frame (0). A callee that throws or leaves has left the fuel in
+  // ex.jitLeft itself, and this frame's own `left` (from before the call) must not overwrite it.
+  // The frame record of a call (return position, caller's base, instance) is written only where
+  // the interpreter will read it: when the call throws, pauses at the callee's entry, or leaves.
+  // `below`: leaving with a callee's frame on the stack (it paused or exited), only the words
+  // below its base are this frame's to store; the callee's own are in the array already.
+  // `at`: the position of the last instruction that may trap, recorded when one does.
+  const bindings = (list: Array<[string, string]>): string[] => list.filter(([name]) => used(name)).map(([name, value]) => `${name} = ${value}`);
+  const head: string[] = [];
+  const consts = bindings([['S32', 'ex.s32'], ['s32', 'ex.s32'], ['f32', 'ex.f32'], ['f64', 'ex.f64'], ['F64', 'ex.f64'], ['frames', 'ex.frames'],
+    ['inst', 'ex.inst'], ['store', 'ex.store'], ['fns', 'table.fns'], ['info', 'table.functions.info']]);
+  const usesMemory = used('view') || used('memLen');
+  const fromInst = bindings([['instId', 'inst.id'], ['mem', 'inst.memory']]);
+  if (fromInst.length > 0 || usesMemory) {
+    if (!consts.some((c) => c.startsWith('inst ='))) consts.push('inst = ex.inst');
+  }
+  if (consts.length > 0) head.push(`const ${consts.join(', ')};`);
+  if (fromInst.length > 0 || usesMemory) head.push(`const ${[...fromInst, ...(usesMemory && !used('mem') ? ['mem = inst.memory'] : [])].join(', ')};`);
+  if (usesMemory) head.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
+  head.push(`let ${['left = ex.jitLeft', ...bindings([['blk', '0'], ['answer', '0'], ['below', '0x7fffffff'], ['calling', '-1'], ['clockAt', `left - ${num(CLOCK_FUEL)}`],
+    ['at', '0'], ['into', '-1'], ['enter', '0'], ['xpc', '-1'], ['xcallee', '-1']])].join(', ')};`);
+  if (outlined.length > 0) head.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
+  head.push(words.declarations());
+  const source = [...head, text].join('\n');
   return source.length > maxChars ? TOO_LONG : { source, touched: words.touched() };
 }
 
