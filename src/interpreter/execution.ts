@@ -71,8 +71,13 @@ export class Execution {
   inst: Instance | null;
   /** The memory that memory instructions use (opcodes.ts, UseMemory): 0 but for one instruction at a time. */
   memoryIndex = 0;
-  /** The slice's fuel left, handed to and from translated code (src/jit), which counts it as the dispatch loop does. */
+  /**
+   * The slice's fuel left, handed to translated code (src/jit), which counts it as the dispatch
+   * loop does, and back from it where it did not return to a translated caller, with its answer
+   * (translate.ts, ABNORMAL).
+   */
   jitLeft = 0;
+  answer = 0;
   /**
    * The interpreter may go back into the JavaScript tier at `pc` (runLoop) or at the next
    * return (runStretch): the execution has not started yet, or translated code has just left

@@ -22,7 +22,7 @@ import { CANONICALIZE_SIMD } from './compiler.js';
 import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
 import { LOOP_HEAT } from '../jit/policy.js';
-import { jitTableOf, translatedFunction } from '../jit/tier.js';
+import { jitTableOf, runTranslated, translatedFunction } from '../jit/tier.js';
 import { CLOCK_FUEL, EXIT, NO_ENTRY, OUT_OF_TIME, PAUSE } from '../jit/translate.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
@@ -136,7 +136,7 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   ex.jitLeft = (store.fuel - checkpoint) | 0;
   let answer: number;
   try {
-    answer = translated(ex, ex.base, ex.pc, ex.fsp, 0);
+    answer = runTranslated(translated, ex, ex.base, ex.pc, ex.fsp);
   } finally {
     store.fuel = checkpoint + ex.jitLeft;
   }
@@ -1367,7 +1367,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       ex.inst = inst;
       let answer: number;
       try {
-        answer = translated(ex, base, pc, fsp, 0);
+        answer = runTranslated(translated, ex, base, pc, fsp);
       } finally {
         left = ex.jitLeft;
       }

@@ -21,7 +21,7 @@ import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
 import {
-  bodyTranslated, EXIT, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG, type TranslatedSource,
+  ABNORMAL, bodyTranslated, EXIT, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG, type TranslatedSource,
 } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
@@ -34,7 +34,16 @@ export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 export const TRANSLATE_SLICE_MS = 1;
 
 /** A translated function: see translate.ts for its parameters and answers. */
-export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number) => number;
+export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number, left: number) => number;
+
+/**
+ * Runs translated function `fn` for the interpreter, from `ex.jitLeft` fuel: its answer, the fuel
+ * left in `ex.jitLeft` (translate.ts). Entered with n = 0, it never returns as to a translated caller.
+ */
+export function runTranslated(fn: JitFunction, ex: { jitLeft: number; answer: number }, base: number, pc: number, fsp: number): number {
+  if (fn(ex, base, pc, fsp, 0, ex.jitLeft) !== ABNORMAL) throw new Error('internal error: a translated function returned to the interpreter as to a translated caller');
+  return ex.answer;
+}
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
@@ -306,16 +315,16 @@ export class JitTable {
     }
     if (trial.verdict === 'pays') return fn;
     const counted = trial;
-    const wrapper: JitFunction = (ex, base, pc, fsp, n) => {
+    const wrapper: JitFunction = (ex, base, pc, fsp, n, left) => {
       if (counted.verdict === 'fails') this.translateWithout(index, outlining, (ex as { sliceDeadline: number }).sliceDeadline);
-      if (counted.verdict !== 'on trial') return fn(ex, base, pc, fsp, n);
-      const execution = ex as { jitLeft: number; pc: number; base: number };
-      const before = execution.jitLeft;
-      const answer = fn(ex, base, pc, fsp, n);
+      if (counted.verdict !== 'on trial') return fn(ex, base, pc, fsp, n, left);
+      const execution = ex as { jitLeft: number; answer: number; pc: number; base: number };
+      const result = fn(ex, base, pc, fsp, n, left);
       // Only an entry that ran until control left the loop, in this frame, tells what an entry
       // costs: one cut short (the slice's end, a callee left to the interpreter) tells nothing.
-      if (answer === EXIT && execution.base === base && execution.jitLeft > 0 && (execution.pc < loop.from || execution.pc >= loop.to)) {
-        counted.fuel += before - execution.jitLeft;
+      if (result === ABNORMAL && execution.answer === EXIT && execution.base === base && execution.jitLeft > 0
+        && (execution.pc < loop.from || execution.pc >= loop.to)) {
+        counted.fuel += left - execution.jitLeft;
         if (++counted.entries === TRIAL_ENTRIES) {
           if (counted.fuel >= TRIAL_ENTRIES * MIN_FUEL_PER_ENTRY) {
             counted.verdict = 'pays';
@@ -326,7 +335,7 @@ export class JitTable {
           }
         }
       }
-      return answer;
+      return result;
     };
     return wrapper;
   }
@@ -357,7 +366,7 @@ export class JitTable {
   private make({ source }: TranslatedSource): JitFunction {
     const given = (helperObject ??= helpers());
     const names = Object.keys(given);
-    const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n) {\n${source}\n};`);
+    const factory = new Function('table', 'code', ...names, `'use strict'; return function (ex, base, pc, fsp, n, left) {\n${source}\n};`);
     this.translated++;
     return factory(this, this.functions.code, ...names.map((k) => given[k])) as JitFunction;
   }

@@ -11,15 +11,17 @@
  * it. `number` below is always printed through `num`, which refuses anything but an integer.
  * docs/jit.md has the threat model; test/jit-security.test.ts scans what comes out.
  *
- * The shape of a translated function: `(ex, base, pc, fsp, n)` — the execution, the frame's
- * base, where to start (the function's entry or one of its loop headers; FRESH_ENTRY from a
- * translated caller, which leaves the frame's setup to it), the frame array's top, and how many
- * translated calls deep it is on the JavaScript stack. The code is split at every branch target
- * and loop header into numbered blocks, written as labelled blocks and loops where they nest
+ * The shape of a translated function: `(ex, base, pc, fsp, n, left)` — the execution, the
+ * frame's base, where to start (the function's entry or one of its loop headers; FRESH_ENTRY from
+ * a translated caller, which leaves the frame's setup to it), the frame array's top, how many
+ * translated calls deep it is on the JavaScript stack, and the slice's fuel left (in an argument
+ * and the return value, not through the execution: a tenth of a call's cost). The code is split
+ * at every branch target and loop header into numbered blocks, written as labelled blocks and loops where they nest
  * (structure.ts; code from WebAssembly always does), else run by `for (;;) switch (blk)`;
- * straight-line code falls from one block into the next. It answers:
+ * straight-line code falls from one block into the next. Returning to a translated caller (only
+ * when n > 0; results at `base`), it returns the fuel left; otherwise ABNORMAL, with the fuel in
+ * `ex.jitLeft` and its answer in `ex.answer`:
  *
- * - 0 (RETURNED): it returned to a translated caller (only when n > 0), results at `base`;
  * - 1 (EXIT): the interpreter goes on at `ex.pc`, `ex.base`, `ex.fsp` — before an instruction
  *   the tier leaves to it (a host call, memory.grow, a call it cannot make), or at a check
  *   point whose slice is spent (the interpreter then pauses or runs out, as it would have);
@@ -75,6 +77,14 @@ export const SWITCH = 3;
 export const OUT_OF_TIME = 4;
 /** `pc` is not a point where the function can be entered: nothing was done (the interpreter goes on). */
 export const NO_ENTRY = 5;
+/**
+ * What a translated function returns where it did not return to a translated caller (RETURNED),
+ * which gets the fuel left as its value: its answer is in `ex.answer`, the fuel in `ex.jitLeft`.
+ * (The least small integer V8 keeps unboxed; fuel never comes near it.)
+ */
+export const ABNORMAL = -0x40000000;
+/** Not an answer: a way out after a callee's, which the leaving block reads from the execution. */
+const FROM_CALLEE = 8;
 /**
  * Not answers but what a way out says for one (the block that leaves makes it one): a check
  * point found the slice spent — EXIT with the fuel spent, else OUT_OF_TIME — or a call's entry
@@ -805,9 +815,9 @@ export function* functionSourceInSteps(
       const { from, to } = outlined[k]!;
       const targets = [...exitsOf[k]!].sort((a, b) => a - b).map((t) => `case ${num(t)}: blk = ${block(t)}; continue;`);
       // (`into`: where in the loop an entry of this function's into the loop starts it; else -1.)
-      lines.push(`@storeLoop ${num(k)}; { ex.jitLeft = left; calling = 0; const r = L${num(k)}(ex, base, into < 0 ? ${num(pc)} : into, fsp, n); into = -1; calling = -1; left = ex.jitLeft;`
-        + ` if (r === 0) return 0; if (r === 1 && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
-        + ` switch (ex.pc) { ${targets.join(' ')} } } @storeAllBut ${num(k)}; answer = r; below = 0; blk = ${leave}; continue; }`);
+      lines.push(`@storeLoop ${num(k)}; { calling = 0; const r = L${num(k)}(ex, base, into < 0 ? ${num(pc)} : into, fsp, n, left); into = -1; calling = -1;`
+        + ` if (r !== ${num(ABNORMAL)}) return r; left = ex.jitLeft; if (ex.answer === ${num(EXIT)} && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
+        + ` switch (ex.pc) { ${targets.join(' ')} } } @storeAllBut ${num(k)}; answer = ${num(FROM_CALLEE)}; below = 0; blk = ${leave}; continue; }`);
       continue;
     }
     const op = code[pc]!;
@@ -868,8 +878,8 @@ export function* functionSourceInSteps(
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
           + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!))} calling = ${num(pc + 4)};`
           + ` if (--left <= 0 || ${CLOCK_PASSED}) { xcallee = ${num(callee)}; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` ex.jitLeft = left; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); left = ex.jitLeft;`
-          + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; } calling = -1;`
+          + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1, left);`
+          + ` if (r === ${num(ABNORMAL)}) { answer = ${num(FROM_CALLEE)}; below = ${num(argBase)}; blk = ${leave}; continue; } left = r; calling = -1;`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadWords(span(argBase, fns.resultWords[callee]!))} }`,
         );
         break;
@@ -883,8 +893,8 @@ export function* functionSourceInSteps(
           + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} calling = ${num(pc + 6)};`
           + ` if (--left <= 0) { xcallee = fi; answer = ${num(PAUSE)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` ex.jitLeft = left; const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1); left = ex.jitLeft;`
-          + ` if (r !== 0) { answer = r; below = ${num(argBase)}; blk = ${leave}; continue; } calling = -1;`
+          + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1, left);`
+          + ` if (r === ${num(ABNORMAL)}) { answer = ${num(FROM_CALLEE)}; below = ${num(argBase)}; blk = ${leave}; continue; } left = r; calling = -1;`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
         );
         break;
@@ -897,7 +907,7 @@ export function* functionSourceInSteps(
         const moves: string[] = [];
         for (let w = 0; w < words; w++) moves.push(`S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
         lines.push(`if (n === 0) { xpc = ${num(pc)}; answer = 1; blk = ${leave}; continue; }`
-          + ` left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} ex.jitLeft = left; return 0;`);
+          + ` left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return left;`);
         break;
       }
       default:
@@ -970,12 +980,13 @@ export function* functionSourceInSteps(
   if (!body.some((line) => USES_MEMORY.test(line.replaceAll(MEMORY_REFRESH, '')))) body = body.map((line) => line.replaceAll(MEMORY_REFRESH, ''));
   // The way out (see `exit`): the interpreter's position, and the frame's words in the array.
   const leaving = [
+    calls ? `if (answer === ${num(FROM_CALLEE)}) { answer = ex.answer; left = ex.jitLeft; }` : '',
     checkPoints ? `if (answer > ${num(NO_ENTRY)}) answer = left <= 0 ? answer - ${num(NO_ENTRY)} : ${num(OUT_OF_TIME)};` : '',
     calls ? `if (xcallee >= 0) { const cb = base + below; table.readyFrame(S32, cb, xcallee); ex.pc = info[xcallee * ${num(FUNC_INFO_STRIDE)}]; ex.base = cb; ex.fsp = fsp + 3; } else` : '',
     'if (xpc >= 0) { ex.pc = xpc; ex.base = base; ex.fsp = fsp; }',
     calls ? FRAME_RECORD : '',
     // (`below` is set only where a callee's frame is above this one's.)
-    `ex.jitLeft = left; ${calls ? words.storeBelow() : words.store()} return answer;`,
+    `ex.jitLeft = left; ex.answer = answer; ${calls ? words.storeBelow() : words.store()} return ${num(ABNORMAL)};`,
   ].filter((part) => part !== '').join(' ');
   const guarded = mayThrow
     ? `} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; ${calls ? `${FRAME_RECORD} if (calling < 0) ` : ''}ex.jitLeft = left; throw e; }`
@@ -986,7 +997,7 @@ export function* functionSourceInSteps(
   const plainEntry = structured !== null && entered.length === 0 && intoOutlined.length === 0;
   const dispatch: string[] = [];
   if (plainEntry) {
-    dispatch.push(`if (${ownEntries.map((pc) => `pc !== ${num(pc)}`).join(' && ')}) return ${num(NO_ENTRY)};`);
+    dispatch.push(`if (${ownEntries.map((pc) => `pc !== ${num(pc)}`).join(' && ')}) { ex.answer = ${num(NO_ENTRY)}; return ${num(ABNORMAL)}; }`);
   } else {
     dispatch.push('switch (pc) {');
     if (range === null) dispatch.push(`case ${num(FRESH_ENTRY)}:`);
@@ -995,7 +1006,7 @@ export function* functionSourceInSteps(
       const enter = b === 0 ? '' : `enter = ${num(entered.indexOf(b) + 1)}; `;
       dispatch.push(`case ${num(pc)}: ${into}${structured === null ? `blk = ${num(b)}; ` : ''}${enter}break;`);
     }
-    dispatch.push(`default: return ${num(NO_ENTRY)};`);
+    dispatch.push(`default: ex.answer = ${num(NO_ENTRY)}; return ${num(ABNORMAL)};`);
     dispatch.push('}');
   }
   const code_ = structured === null
@@ -1024,7 +1035,7 @@ export function* functionSourceInSteps(
   if (consts.length > 0) head.push(`const ${consts.join(', ')};`);
   if (fromInst.length > 0 || usesMemory) head.push(`const ${[...fromInst, ...(usesMemory && !used('mem') ? ['mem = inst.memory'] : [])].join(', ')};`);
   if (usesMemory) head.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
-  head.push(`let ${['left = ex.jitLeft', ...bindings([['blk', '0'], ['answer', '0'], ['below', '0x7fffffff'], ['calling', '-1'], ['clockAt', `left - ${num(CLOCK_FUEL)}`],
+  head.push(`let ${[...bindings([['blk', '0'], ['answer', '0'], ['below', '0x7fffffff'], ['calling', '-1'], ['clockAt', `left - ${num(CLOCK_FUEL)}`],
     ['at', '0'], ['into', '-1'], ['enter', '0'], ['xpc', '-1'], ['xcallee', '-1']])].join(', ')};`);
   if (outlined.length > 0) head.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
   head.push(words.declarations());
