@@ -135,6 +135,43 @@ describe('the JavaScript tier does what the interpreter does', () => {
     expect(outlined).toBeGreaterThan(0);
   });
 
+  it('the same with a callee of no argument words — its frame at its caller\'s base: only the frame array\'s top tells its exit from the loop\'s (found by a review)', async () => {
+    // $f takes nothing and keeps nothing in its frame (globals only), so its recursive call's
+    // frame starts at the caller's base; the callee, out of slice at $m2's header — the outlined
+    // loop's exit target — must not be taken for the caller's loop leaving there.
+    const ops = (n: number): string => Array.from({ length: n }, (_, i) => `(global.set $g (i32.xor (i32.add (global.get $g) (global.get $k${i % 3})) (global.get $h)))`).join('\n');
+    const bytes = await assemble(`(module
+      (global $g (mut i32) (i32.const 0)) (global $h (mut i32) (i32.const 77)) (global $c (mut i32) (i32.const 3))
+      (global $one i32 (i32.const 1)) (global $k0 i32 (i32.const 5)) (global $k1 i32 (i32.const 11)) (global $k2 i32 (i32.const 1234567))
+      (global $m (mut i32) (i32.const 0))
+      (func $f (export "run") (result i32)
+        ${ops(50)}
+        (loop $l
+          ${ops(40)}
+          (if (global.get $c) (then (global.set $c (i32.sub (global.get $c) (global.get $one))) (drop (call $f))))
+          (br_if $l (i32.eqz (global.get $h))))
+        (loop $m2
+          (global.set $m (i32.add (global.get $m) (global.get $one)))
+          (br_if $m2 (i32.eqz (global.get $h))))
+        ${ops(3)}
+        (i32.add (global.get $g) (global.get $m))))`);
+    const run = (tier: boolean, slice: number): string => {
+      const module = compileModule(bytes);
+      if (tier) {
+        // Its loops outlined (the translation is past 25,000 characters), before the run.
+        module.jit = new JitTable(module.functions, 25_000);
+        module.jit.translate(0, Infinity, true);
+        expect(module.jit.loopsOutlined).toBeGreaterThan(0);
+      }
+      const store = new Store(new Engine(), { jitThreshold: tier ? 0 : Infinity });
+      const inst = instantiate(store, module, () => undefined);
+      store.fuel = 1e9;
+      const results = resumeInSlices(invoke(store, inst.exports.get('run') as FuncRef, []), slice);
+      return JSON.stringify({ results: results.map(String), fuel: 1e9 - store.fuel, globals: inst.globals.map((g) => String(g.value)) });
+    };
+    for (const slice of [1e9, 997, 101, 13]) expect(run(true, slice)).toBe(run(false, slice));
+  });
+
   it.each(KERNELS)('%s: the same with functions moving to the tier during the run (threshold 50), in slices', (name, n) => {
     const module = compileModule(kernel(name));
     const reference = runKernel(module, n, Infinity, 1e12, 1e9);

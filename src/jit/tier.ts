@@ -318,11 +318,11 @@ export class JitTable {
     const wrapper: JitFunction = (ex, base, pc, fsp, n, left) => {
       if (counted.verdict === 'fails') this.translateWithout(index, outlining, (ex as { sliceDeadline: number }).sliceDeadline);
       if (counted.verdict !== 'on trial') return fn(ex, base, pc, fsp, n, left);
-      const execution = ex as { jitLeft: number; answer: number; pc: number; base: number };
+      const execution = ex as { jitLeft: number; answer: number; pc: number; base: number; fsp: number };
       const result = fn(ex, base, pc, fsp, n, left);
       // Only an entry that ran until control left the loop, in this frame, tells what an entry
       // costs: one cut short (the slice's end, a callee left to the interpreter) tells nothing.
-      if (result === ABNORMAL && execution.answer === EXIT && execution.base === base && execution.jitLeft > 0
+      if (result === ABNORMAL && execution.answer === EXIT && execution.fsp === fsp && execution.base === base && execution.jitLeft > 0
         && (execution.pc < loop.from || execution.pc >= loop.to)) {
         counted.fuel += left - execution.jitLeft;
         if (++counted.entries === TRIAL_ENTRIES) {

@@ -810,13 +810,14 @@ export function* functionSourceInSteps(
     if (k >= 0) {
       // An outlined loop: the words it touches go to the array, and back after it; where it
       // left — in this frame: a callee of the loop that left to the interpreter answers 1 too,
-      // and a recursive one may have left at this very position — this goes on; anything else
+      // and a recursive one may have left at this very position, at this very base even (a call
+      // with no argument words: only the frame array's top tells them apart) — this goes on; anything else
       // it answered, this answers, with the rest of its words stored (the loop's are in the array).
       const { from, to } = outlined[k]!;
       const targets = [...exitsOf[k]!].sort((a, b) => a - b).map((t) => `case ${num(t)}: blk = ${block(t)}; continue;`);
       // (`into`: where in the loop an entry of this function's into the loop starts it; else -1.)
       lines.push(`@storeLoop ${num(k)}; { calling = 0; const r = L${num(k)}(ex, base, into < 0 ? ${num(pc)} : into, fsp, n, left); into = -1; calling = -1;`
-        + ` if (r !== ${num(ABNORMAL)}) return r; left = ex.jitLeft; if (ex.answer === ${num(EXIT)} && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
+        + ` if (r !== ${num(ABNORMAL)}) return r; left = ex.jitLeft; if (ex.answer === ${num(EXIT)} && ex.fsp === fsp && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
         + ` switch (ex.pc) { ${targets.join(' ')} } } @storeAllBut ${num(k)}; answer = ${num(FROM_CALLEE)}; below = 0; blk = ${leave}; continue; }`);
       continue;
     }
