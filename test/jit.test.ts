@@ -266,6 +266,24 @@ describe('the JavaScript tier does what the interpreter does', () => {
     expect(depthAt(0, 5_000)).toEqual(depthAt(Infinity, 5_000));
   });
 
+  it('translated frames of 300 live locals, nested as deep as the JavaScript stack budget lets them: the interpreter\'s results, fuel and depth limit, no RangeError', async () => {
+    // Each frame keeps 300 words in variables (a translation near the largest that is made), so
+    // the budget of MAX_NESTING_UNITS holds ~50 of them on the JavaScript stack at a time; deeper,
+    // the interpreter makes the call. And 10 locals: ~370 at a time.
+    for (const locals of [300, 10]) {
+      const sets = Array.from({ length: locals }, (_, i) => `(local.set ${i + 1} (i32.add (local.get ${i + 1}) (local.get 0)))`).join('\n');
+      const sum = 'local.get 1\n' + Array.from({ length: locals - 1 }, (_, i) => `local.get ${i + 2}\ni32.add`).join('\n');
+      const module = compileModule(await assemble(`(module (func $f (export "run") (param i32) (result i32) (local ${Array(locals).fill('i32').join(' ')})
+        ${sets}
+        (if (result i32) (i32.gt_s (local.get 0) (i32.const 0))
+          (then (call $f (i32.sub (local.get 0) (i32.const 1))) ${sum}
+            i32.add)
+          (else (i32.const 0)))))`));
+      expect(functionSource(module.functions, 0)).not.toBeNull();
+      for (const n of [3_000, 19_990]) expect(runKernel(module, n, 0, 1e12, 1e9)).toEqual(runKernel(module, n, Infinity, 1e12, 1e9));
+    }
+  });
+
   it('a trap in a translated callee leaves the fuel where the callee had it, not where its caller had it (found by the fuzzer)', async () => {
     const module = compileModule(await assemble(`(module (memory 1)
       (func $inner (param i32) (result i32)
@@ -485,7 +503,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
       ex base pc fsp n s32 f32 f64 frames inst store instId fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
       calling true false S32 answer below fill w clockAt now sliceDeadline translateCallee readyFrame F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
-      at trapAt catch e ia into loop enter xpc xcallee answer
+      at trapAt catch e ia into loop enter xpc xcallee answer cost
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);
     return words;

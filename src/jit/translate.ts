@@ -67,8 +67,17 @@ const MAX_FRAME_SETUP_CHARS = 300;
  */
 export const FRESH_ENTRY = -1;
 
-/** Translated calls nest at most this deep on the JavaScript stack; deeper, the interpreter makes the call. */
-export const MAX_NESTING = 64;
+/**
+ * Translated calls nest on the JavaScript stack up to this many units of 64 bytes (256 KiB, a
+ * quarter of V8's stack); a call that would pass it is left to the interpreter, which has the
+ * one depth limit (maxCallDepth), so no RangeError. A callee's units (frameUnits) are an upper
+ * bound of its frame: V8 gave 8.2 bytes a live local (a recursive function of 800: 6.5 KB a
+ * frame; of 10: 190 bytes), and a translation keeps at most a variable a frame word, besides its
+ * own dozen. Counted in frames (64) before, deep recursion left the tier every 64 calls.
+ */
+export const MAX_NESTING_UNITS = 4096;
+/** A callee's units on the JavaScript stack (MAX_NESTING_UNITS), from its frame's size in words. */
+const frameUnits = (frameWords: number): number => (frameWords >> 3) + 8;
 
 export const RETURNED = 0;
 export const EXIT = 1;
@@ -876,10 +885,10 @@ export function* functionSourceInSteps(
         const calleeAt = callee * FUNC_INFO_STRIDE;
         lines.push(
           `{ const fn = fns[${num(callee)}] ?? table.translateCallee(${num(callee)}, ex.sliceDeadline), cb = ${num(argBase)} + base;`
-          + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
+          + ` if (fn == null || n > ${num(MAX_NESTING_UNITS - frameUnits(info[calleeAt + FuncInfo.FastFrameEnd]!))} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
           + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!))} calling = ${num(pc + 4)};`
           + ` if (--left <= 0 || ${CLOCK_PASSED}) { xcallee = ${num(callee)}; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1, left);`
+          + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + ${num(frameUnits(info[calleeAt + FuncInfo.FastFrameEnd]!))}, left);`
           + ` if (r === ${num(ABNORMAL)}) { answer = ${num(FROM_CALLEE)}; below = ${num(argBase)}; blk = ${leave}; continue; } left = r; calling = -1;`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadWords(span(argBase, fns.resultWords[callee]!))} }`,
         );
@@ -891,10 +900,11 @@ export function* functionSourceInSteps(
         lines.push(
           `{ at = ${num(pc)}; left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
           + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] ?? table.translateCallee(fi, ex.sliceDeadline) : undefined, cb = ${num(argBase)} + base, ia = fi * ${num(FUNC_INFO_STRIDE)};`
-          + ` if (fn == null || n >= ${num(MAX_NESTING)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
+          + ` const cost = (info[ia + ${num(FuncInfo.FastFrameEnd)}] >> 3) + 8;`
+          + ` if (fn == null || n + cost > ${num(MAX_NESTING_UNITS)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} calling = ${num(pc + 6)};`
           + ` if (--left <= 0) { xcallee = fi; answer = ${num(PAUSE)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
-          + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + 1, left);`
+          + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + cost, left);`
           + ` if (r === ${num(ABNORMAL)}) { answer = ${num(FROM_CALLEE)}; below = ${num(argBase)}; blk = ${leave}; continue; } left = r; calling = -1;`
           + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
         );
