@@ -110,8 +110,6 @@ export const CLOCK_FUEL = 20_000;
 const CLOCK_PASSED = `left < clockAt && (clockAt = left - ${CLOCK_FUEL}, now() >= ex.sliceDeadline)`;
 /** The frame record of the call under way, where there is one (`calling`, below). */
 const FRAME_RECORD = 'if (calling > 0) { frames[fsp] = calling; frames[fsp + 1] = base; frames[fsp + 2] = instId; }';
-/** A line that records where an instruction that may trap stands (and so may throw). */
-const TRAP_POSITION = /(^|[^\w.])at = /;
 /** What a call does after it, in case the callee grew the memory; of no use to code that reads none. */
 const MEMORY_REFRESH = 'if (mem !== null) { view = mem.view; memLen = mem.size; }';
 const USES_MEMORY = /\b(view|memLen)\b/;
@@ -805,6 +803,8 @@ export function* functionSourceInSteps(
 
   // Pass 2: the code, one instruction per line, frame words as `s32[base + K]`.
   const lines: string[] = [];
+  // What the code holds, for what the translation must write around it (below).
+  const holds = { calls: false, checkPoints: false, traps: false };
   let done = 0;
   let length = 0;
   for (const pc of starts) {
@@ -825,8 +825,9 @@ export function* functionSourceInSteps(
       const { from, to } = outlined[k]!;
       const targets = [...exitsOf[k]!].sort((a, b) => a - b).map((t) => `case ${num(t)}: blk = ${block(t)}; continue;`);
       // (`into`: where in the loop an entry of this function's into the loop starts it; else -1.)
+      holds.calls = true;
       lines.push(`@storeLoop ${num(k)}; { calling = 0; const r = L${num(k)}(ex, base, into < 0 ? ${num(pc)} : into, fsp, n, left); into = -1; calling = -1;`
-        + ` if (r !== ${num(ABNORMAL)}) return r; left = ex.jitLeft; if (ex.answer === ${num(EXIT)} && ex.fsp === fsp && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; if (mem !== null) { view = mem.view; memLen = mem.size; }`
+        + ` if (r !== ${num(ABNORMAL)}) return r; left = ex.jitLeft; if (ex.answer === ${num(EXIT)} && ex.fsp === fsp && ex.base === base && (ex.pc < ${num(from)} || ex.pc >= ${num(to)})) { @loadLoop ${num(k)}; ${MEMORY_REFRESH}`
         + ` switch (ex.pc) { ${targets.join(' ')} } } @storeAllBut ${num(k)}; answer = ${num(FROM_CALLEE)}; below = 0; blk = ${leave}; continue; }`);
       continue;
     }
@@ -834,7 +835,9 @@ export function* functionSourceInSteps(
     const data = DATA_OPS.get(op);
     if (data !== undefined) {
       // An instruction that may trap says where it is first, for the backtrace.
-      lines.push(`${MAY_THROW.test(data.body) ? `at = ${num(pc)}; ` : ''}{ ${fill(data.body, code, pc)} }`);
+      const mayThrow = MAY_THROW.test(data.body);
+      holds.traps ||= mayThrow;
+      lines.push(`${mayThrow ? `at = ${num(pc)}; ` : ''}{ ${fill(data.body, code, pc)} }`);
       continue;
     }
     const branch = BRANCH_OPS.get(op);
@@ -850,12 +853,14 @@ export function* functionSourceInSteps(
     if (bulk !== undefined) {
       // bulkOperation reads its operands from the array and writes its result there.
       const slots = (operands: readonly number[]): number[] => operands.flatMap((k) => [code[pc + k]!, code[pc + k]! + 1]);
+      holds.traps = true;
       lines.push(`at = ${num(pc)}; ${storeWords(slots(bulk.reads))} { const next = bulkOperation(ex.meter, inst, code, ${num(pc)}, S32, base);`
         + ` if (ex.meter.due) { ${loadWords(slots(bulk.writes))} xpc = next; answer = 3; blk = ${leave}; continue; } } ${loadWords(slots(bulk.writes))}`);
       continue;
     }
     switch (op) {
       case Op.Unreachable:
+        holds.traps = true;
         lines.push(`at = ${num(pc)}; throw new Trap(TrapKind.Unreachable);`);
         break;
       case Op.Jump:
@@ -877,9 +882,12 @@ export function* functionSourceInSteps(
         // optimised it (and again after a deoptimisation), so a slice sized in fuel from the
         // pace so far can last far longer than meant; past the slice's deadline, it pauses.
         // (One condition and one way out for both: a translation's size is what V8's compile time grows with.)
+        holds.checkPoints = true;
         lines.push(`if (${SLICE_SPENT}) { xpc = ${num(pc)}; answer = ${num(AT_CHECK_POINT)}; blk = ${leave}; continue; }`);
         break;
       case Op.Call: {
+        holds.calls = true;
+        holds.checkPoints = true;
         const callee = code[pc + 1]!;
         const argBase = code[pc + 2]!;
         const calleeAt = callee * FUNC_INFO_STRIDE;
@@ -890,11 +898,13 @@ export function* functionSourceInSteps(
           + ` if (--left <= 0 || ${CLOCK_PASSED}) { xcallee = ${num(callee)}; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + ${num(frameUnits(info[calleeAt + FuncInfo.FastFrameEnd]!))}, left);`
           + ` if (r === ${num(ABNORMAL)}) { answer = ${num(FROM_CALLEE)}; below = ${num(argBase)}; blk = ${leave}; continue; } left = r; calling = -1;`
-          + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadWords(span(argBase, fns.resultWords[callee]!))} }`,
+          + ` ${MEMORY_REFRESH} ${loadWords(span(argBase, fns.resultWords[callee]!))} }`,
         );
         break;
       }
       case Op.CallIndirect: {
+        holds.calls = true;
+        holds.traps = true;
         const fuel = num(code[pc + 5]!);
         const argBase = code[pc + 3]!;
         lines.push(
@@ -906,7 +916,7 @@ export function* functionSourceInSteps(
           + ` if (--left <= 0) { xcallee = fi; answer = ${num(PAUSE)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + cost, left);`
           + ` if (r === ${num(ABNORMAL)}) { answer = ${num(FROM_CALLEE)}; below = ${num(argBase)}; blk = ${leave}; continue; } left = r; calling = -1;`
-          + ` if (mem !== null) { view = mem.view; memLen = mem.size; } ${loadFrom(argBase)} }`,
+          + ` ${MEMORY_REFRESH} ${loadFrom(argBase)} }`,
         );
         break;
       }
@@ -985,9 +995,8 @@ export function* functionSourceInSteps(
   yield;
   // Only the machinery the code uses is written: what V8 compiles, and how soon, grows with the
   // source; a small leaf function comes out small enough for V8 to inline into its callers.
-  const calls = body.some((line) => line.includes('calling = '));
-  const checkPoints = body.some((line) => line.includes(`answer = ${num(AT_CHECK_POINT)};`) || line.includes(`answer = ${num(AT_CALLEE_ENTRY)};`));
-  const mayThrow = calls || body.some((line) => TRAP_POSITION.test(line));
+  const { calls, checkPoints } = holds;
+  const mayThrow = calls || holds.traps;
   if (!body.some((line) => USES_MEMORY.test(line.replaceAll(MEMORY_REFRESH, '')))) body = body.map((line) => line.replaceAll(MEMORY_REFRESH, ''));
   // The way out (see `exit`): the interpreter's position, and the frame's words in the array.
   const leaving = [
@@ -1025,7 +1034,8 @@ export function* functionSourceInSteps(
       `} throw new Error('internal error: ran past the end of a translated function'); } ${guarded}`]
     : [...dispatch, loads, mayThrow ? 'try {' : '{', ...structured, leaving, guarded];
   const text = code_.join('\n');
-  const used = (name: string): boolean => new RegExp(`\\b${name}\\b`).test(text);
+  const names = new Set(text.match(/[A-Za-z_$][\w$]*/g));
+  const used = (name: string): boolean => names.has(name);
   // `calling`: -1, or a callee is running: at a call, the position after it (> 0), or an
   // outlined loop of this frame (0). A callee that throws or leaves has left the fuel in
   // ex.jitLeft itself, and this frame's own `left` (from before the call) must not overwrite it.
