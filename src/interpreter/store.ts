@@ -234,10 +234,11 @@ export class Store {
 }
 
 /**
- * A linear memory. Its buffer may be larger than the memory: growth doubles the room
- * (`buffer.byteLength`, never past the type's maximum or the store's cap), so growing page by
- * page copies each byte a constant number of times in all, not once per page. Bytes past
- * `size` are zero and unreachable: every access is checked against `size`.
+ * A linear memory. Its buffer may be larger than the memory: the first growth past the buffer
+ * takes all the room the memory may reach (`buffer.byteLength`, never past the type's maximum
+ * or the store's cap; see `allocate`), so growing page by page copies the contents once, not
+ * once per page. Bytes past `size` are zero and unreachable: every access is checked against
+ * `size`.
  */
 export class MemoryInst {
   buffer: ArrayBuffer;
@@ -304,27 +305,33 @@ export class MemoryInst {
   }
 
   /**
-   * A zeroed buffer for `bytes`: twice the current room where the type's maximum and the
-   * store's cap (less what other memories hold) allow, at least `bytes`; null when the host
-   * has no memory to give.
+   * A zeroed buffer for `bytes`, as large as the memory may ever need: the type's maximum, or
+   * the store's cap less what other memories hold. Its pages cost the host nothing until the
+   * guest touches them (the OS maps zero pages on first use, as for wasmtime's reservations),
+   * so a memory grown page by page copies its contents once, not at every doubling — and the
+   * host never frees, while the guest runs, buffers whose pages a copy touched (freeing
+   * hundreds of MiB holds the process's memory map lock for milliseconds, stalling the main
+   * thread's own mappings). Where the host refuses so large a buffer, twice the current one,
+   * then just `bytes`; null when even that is refused.
    */
   private allocate(bytes: number): ArrayBuffer | null {
     const store = this.store;
     const room = Math.min(
-      2 * this.buffer.byteLength,
       this.maxPages * PAGE_SIZE,
-      store.maxMemoryBytes - (store.memoryReserved - this.buffer.byteLength),
+      Math.floor((store.maxMemoryBytes - (store.memoryReserved - this.buffer.byteLength)) / PAGE_SIZE) * PAGE_SIZE,
     );
-    const capacity = Math.max(bytes, Math.floor(room / PAGE_SIZE) * PAGE_SIZE);
-    try {
-      return new ArrayBuffer(capacity);
-    } catch {
-      if (capacity === bytes) return null;
+    for (const capacity of [room, Math.min(2 * this.buffer.byteLength, room)]) {
+      if (capacity < bytes) continue;
       try {
-        return new ArrayBuffer(bytes);
+        return new ArrayBuffer(capacity);
       } catch {
-        return null;
+        // refused: try a smaller one
       }
+    }
+    try {
+      return new ArrayBuffer(bytes);
+    } catch {
+      return null;
     }
   }
 
