@@ -234,11 +234,20 @@ export class Store {
 }
 
 /**
- * A linear memory. Its buffer may be larger than the memory: the first growth past the buffer
- * takes all the room the memory may reach (`buffer.byteLength`, never past the type's maximum
- * or the store's cap; see `allocate`), so growing page by page copies the contents once, not
- * once per page. Bytes past `size` are zero and unreachable: every access is checked against
- * `size`.
+ * Past this size a memory's growth takes all the room it may reach (MemoryInst.allocate); below
+ * it, growth doubles. A whole room of a small cap for every memory that grows a page would cost
+ * the host a zeroed allocation of the cap each (the C library serves allocations under 32 MiB
+ * from its heap once it has freed a larger one, zeroing them): a thousand small runs at once,
+ * each growing its memory, were late past their deadlines.
+ */
+const WHOLE_ROOM_ABOVE = 32 * 1024 * 1024;
+
+/**
+ * A linear memory. Its buffer may be larger than the memory: growth doubles it, and past
+ * WHOLE_ROOM_ABOVE takes all the room the memory may reach (`buffer.byteLength`, never past the
+ * type's maximum or the store's cap; see `allocate`), so growing page by page copies each byte
+ * a constant number of times, not once per page. Bytes past `size` are zero and unreachable:
+ * every access is checked against `size`.
  */
 export class MemoryInst {
   buffer: ArrayBuffer;
@@ -305,14 +314,16 @@ export class MemoryInst {
   }
 
   /**
-   * A zeroed buffer for `bytes`, as large as the memory may ever need: the type's maximum, or
-   * the store's cap less what other memories hold. Its pages cost the host nothing until the
-   * guest touches them (the OS maps zero pages on first use, as for wasmtime's reservations),
-   * so a memory grown page by page copies its contents once, not at every doubling — and the
-   * host never frees, while the guest runs, buffers whose pages a copy touched (freeing
-   * hundreds of MiB holds the process's memory map lock for milliseconds, stalling the main
-   * thread's own mappings). Where the host refuses so large a buffer, twice the current one,
-   * then just `bytes`; null when even that is refused.
+   * A zeroed buffer for `bytes`. Up to WHOLE_ROOM_ABOVE, twice the current one (where the type's
+   * maximum and the store's cap, less what other memories hold, allow), so growing page by page
+   * copies each byte a constant number of times; past it, all the room the memory may reach. So
+   * large a buffer costs the host address space, not memory, until the guest touches its pages
+   * (the OS maps zero pages on first use, as for wasmtime's reservations), and a memory grown
+   * page by page to hundreds of MiB is copied once past the threshold, not at every doubling —
+   * nor does the host free, while the guest runs, buffers of hundreds of MiB whose pages a copy
+   * touched (unmapping them holds the process's memory-map lock for milliseconds, stalling the
+   * main thread's own mappings). Where the host refuses a buffer that large, twice the current
+   * one, then just `bytes`; null when even that is refused.
    */
   private allocate(bytes: number): ArrayBuffer | null {
     const store = this.store;
@@ -320,7 +331,8 @@ export class MemoryInst {
       this.maxPages * PAGE_SIZE,
       Math.floor((store.maxMemoryBytes - (store.memoryReserved - this.buffer.byteLength)) / PAGE_SIZE) * PAGE_SIZE,
     );
-    for (const capacity of [room, Math.min(2 * this.buffer.byteLength, room)]) {
+    const doubled = Math.min(2 * this.buffer.byteLength, room);
+    for (const capacity of bytes > WHOLE_ROOM_ABOVE ? [room, doubled] : [doubled]) {
       if (capacity < bytes) continue;
       try {
         return new ArrayBuffer(capacity);
