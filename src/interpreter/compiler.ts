@@ -29,7 +29,7 @@ import { ByteReader } from './reader.js';
 import {
   EXNREF, EXTERNREF, F32, F64, FUNCREF, I32, I64, V128,
   type FuncType, type GlobalType, type MemoryType, type ModuleIR, type TableType, type ValType, addressType,
-  isRefType, rowWords, valTypeName, valueWords,
+  idleWordMask, isRefType, rowWords, valTypeName, valueWords,
 } from './types.js';
 import {
   type BodyCounts, countInBodyInSteps, findMalformedBodyInSteps, prefixedOpcode, proposalHeapType, proposalType, unknownOpcode,
@@ -183,6 +183,9 @@ export class CompiledFunctions {
   readonly info: Int32Array;
   /** Per function index: the words of its results, which a return leaves at its frame's base (0 for imports). */
   readonly resultWords: Int32Array;
+  /** Per function index: its parameters' and its results' words that mean nothing (idleWordMask). */
+  readonly idleParamWords: Int32Array;
+  readonly idleResultWords: Int32Array;
   /**
    * Constant slots, as (frame word, low half, high half) triples: a function's entry writes
    * its constants into its frame, so that code inside loops reads them like locals.
@@ -214,10 +217,12 @@ export class CompiledFunctions {
 
   constructor(ctx: ModuleContext, translator: FunctionTranslator, out: CodeBuffer, parts: {
     code: Int32Array; codeLength: number; offsets: Int32Array; info: Int32Array; resultWords: Int32Array;
-    constants: number[]; codeOrder: number[]; waiting: number;
+    idleParamWords: Int32Array; idleResultWords: Int32Array; constants: number[]; codeOrder: number[]; waiting: number;
   }) {
     this.info = parts.info;
     this.resultWords = parts.resultWords;
+    this.idleParamWords = parts.idleParamWords;
+    this.idleResultWords = parts.idleResultWords;
     this.codeOrder = parts.codeOrder;
     this.probes = translator.probeSites;
     this.handlers = new Int32Array(translator.handlers);
@@ -293,6 +298,8 @@ export function* compileFunctionsInSteps(ctx: ModuleContext, lazy: boolean): Ste
   const total = ctx.funcTypes.length;
   const info = new Int32Array(total * FUNC_INFO_STRIDE).fill(-1);
   const resultWords = new Int32Array(total);
+  const idleParamWords = new Int32Array(total);
+  const idleResultWords = new Int32Array(total);
   const constants: number[] = [];
   const translator = new FunctionTranslator(ctx, out);
   const validator = lazy ? new BodyValidator(ctx) : null;
@@ -304,7 +311,10 @@ export function* compileFunctionsInSteps(ctx: ModuleContext, lazy: boolean): Ste
     const index = ctx.numImportedFuncs + i;
     const body = ctx.ir.codes[i]!;
     const size = body.codeEnd - body.codeStart;
-    for (const t of ctx.funcTypes[index]!.results) resultWords[index] += valueWords(t);
+    const type = ctx.funcTypes[index]!;
+    for (const t of type.results) resultWords[index] += valueWords(t);
+    idleParamWords[index] = idleWordMask(type.params);
+    idleResultWords[index] = idleWordMask(type.results);
     if (validator !== null && size <= LAZY_MAX_BODY_BYTES && validator.proves(i)) {
       info[index * FUNC_INFO_STRIDE + FuncInfo.FastFrameEnd] = PAST_ANY_STACK;
       waiting++;
@@ -324,7 +334,9 @@ export function* compileFunctionsInSteps(ctx: ModuleContext, lazy: boolean): Ste
   const codeLength = out.length;
   const code = yield* out.finishInSteps(codeLength + waitingBytes);
   const offsets = yield* translator.offsets.finishInSteps();
-  return new CompiledFunctions(ctx, translator, out, { code, codeLength, offsets, info, resultWords, constants, codeOrder, waiting });
+  return new CompiledFunctions(ctx, translator, out, {
+    code, codeLength, offsets, info, resultWords, idleParamWords, idleResultWords, constants, codeOrder, waiting,
+  });
 }
 
 /**

@@ -78,6 +78,8 @@ export class Execution {
    */
   jitLeft = 0;
   answer = 0;
+  /** While translated code runs, the slice's fuel beyond its `left` (translate.ts, CLOCK_FUEL). */
+  fuelReserve = 0;
   /**
    * The interpreter may go back into the JavaScript tier at `pc` (runLoop) or at the next
    * return (runStretch): the execution has not started yet, or translated code has just left

@@ -12,7 +12,7 @@ import { Op } from './opcodes.js';
 import type { ByteReader } from './reader.js';
 import type { CodeBuffer } from './code-buffer.js';
 import { SimdMove } from './simd-dispatch.js';
-import { F64, type FuncType, I64, V128, type ValType, valTypeName, valueWords } from './types.js';
+import { F64, type FuncType, I32, I64, V128, type ValType, valTypeName, valueWords } from './types.js';
 import type { BodyCounts } from './body-syntax.js';
 
 /** Slots (of 64 bits) a value of type `t` takes in a frame. */
@@ -333,6 +333,7 @@ export abstract class OperandStack<C extends StackControl> {
   protected emitCopy(type: number, to: number, from: number): void {
     if (to === from) return;
     if (type === V128) this.emit3(Op.Simd, SimdMove.Copy, to * 2, from * 2);
+    else if (type === I32) this.emit2(Op.Copy32, to * 2, from * 2);
     else this.emit2(Op.Copy, to * 2, from * 2);
   }
 

@@ -32,6 +32,21 @@ export function valueWords(t: ValType): number {
   return t === V128 ? 4 : 2;
 }
 
+/**
+ * The words of a row of values of `types` (laid out by valueWords) that mean nothing: the high
+ * word of each i32 and f32, which no instruction reads. A mask, bit k for word k (words past
+ * 30 are never marked): what the JavaScript tier need not pass in a call's arguments or results.
+ */
+export function idleWordMask(types: readonly ValType[]): number {
+  let mask = 0;
+  let word = 0;
+  for (const t of types) {
+    if ((t === I32 || t === F32) && word + 1 <= 30) mask |= 1 << (word + 1);
+    word += valueWords(t);
+  }
+  return mask;
+}
+
 /** The words a row of values of `types` takes, laid out by valueWords. */
 export function rowWords(types: readonly ValType[]): number {
   let words = 0;

@@ -102,19 +102,35 @@ const FROM_CALLEE = 8;
 const AT_CHECK_POINT = NO_ENTRY + EXIT;
 const AT_CALLEE_ENTRY = NO_ENTRY + PAUSE;
 /**
- * Fuel between two looks at the clock, at loop headers and calls (ex.sliceDeadline): a tenth
- * of a millisecond at full speed, a millisecond or so in code V8 has not optimised yet.
+ * Fuel between two looks at the clock (ex.sliceDeadline): a tenth of a millisecond at full
+ * speed, a millisecond or so in code V8 has not optimised yet. Translated code counts `left`
+ * down to the next look rather than to the slice's end, and keeps the rest of the slice's fuel
+ * in `ex.fuelReserve`; so a check point tests `left` alone, and at zero takes more from the
+ * reserve (JitTable.refill), looking at the clock as it does. The fuel left is left + reserve
+ * throughout: where the slice's fuel runs out, the code leaves just where it did with one count.
  */
 export const CLOCK_FUEL = 20_000;
-/** Past CLOCK_FUEL since the last look, a look at the clock: true once the slice's deadline has passed. */
-const CLOCK_PASSED = `left < clockAt && (clockAt = left - ${CLOCK_FUEL}, now() >= ex.sliceDeadline)`;
+/**
+ * The refills a translated function takes of one fuel (a look at every check point it passes)
+ * before it takes CLOCK_FUEL at a time. V8 optimises a function from what its code has done so
+ * far, and compiles an operation that has never run (the refill's call, its comparison) as a
+ * way back to unoptimised code: a translation whose first refill at some check point came
+ * after V8 had optimised it (a call's entry, late in a recursion) was thrown back to slow code
+ * and compiled again, and in a recursion each of its frames on the stack with it. A new
+ * translation's refills run at every check point it passes first, while V8 still runs it
+ * unoptimised.
+ */
+const WARM_REFILLS = 1_000;
+/** What each translated function's factory holds (tier.ts, make): `refill`, counting its refills for WARM_REFILLS. */
+export const FACTORY_STATE = `let refills = 0;`
+  + ` const refill = (ex, left) => table.refill(ex, left, ++refills > ${WARM_REFILLS} ? ${CLOCK_FUEL} : 1);`;
+/** The test at a check point and at a call's entry: true once the slice's fuel is spent, or its time (`left` + reserve then says which: the way out). */
+const SLICE_SPENT = '(left = refill(ex, left)) <= 0';
 /** The frame record of the call under way, where there is one (`calling`, below). */
-const FRAME_RECORD = 'if (calling > 0) { frames[fsp] = calling; frames[fsp + 1] = base; frames[fsp + 2] = instId; }';
+const FRAME_RECORD = 'if (calling > 0) { frames[fsp] = calling; frames[fsp + 1] = base; frames[fsp + 2] = ex.inst.id; }';
 /** What a call does after it, in case the callee grew the memory; of no use to code that reads none. */
 const MEMORY_REFRESH = 'if (mem !== null) { view = mem.view; memLen = mem.size; }';
 const USES_MEMORY = /\b(view|memLen)\b/;
-/** A check point's test: the slice's fuel is spent, or its time. */
-const SLICE_SPENT = `left <= 0 || ${CLOCK_PASSED}`;
 
 /** Sizes of the instructions the tier leaves to the interpreter (opcodes.ts gives their layouts). */
 const EXIT_SIZES: ReadonlyMap<number, number> = new Map([
@@ -627,13 +643,14 @@ function callEnd(text: string, from: number): number {
 }
 
 /**
- * The `count` words from `from`. A direct call stores only its arguments and loads only its
+ * The `count` words from `from`, but those `idle` marks (idleWordMask: bit k for word from + k,
+ * the high word of an i32 or f32). A direct call stores only its arguments and loads only its
  * results: whatever this frame holds above them is dead at the call (the operand stack ends
  * with the arguments, and the callee's frame overwrites what lies above).
  */
-function span(from: number, count: number): number[] {
+function span(from: number, count: number, idle: number): number[] {
   const words: number[] = [];
-  for (let w = from; w < from + count; w++) words.push(w);
+  for (let k = 0; k < count; k++) if (k > 30 || (idle & (1 << k)) === 0) words.push(from + k);
   return words;
 }
 
@@ -878,12 +895,11 @@ export function* functionSourceInSteps(
         break;
       case Op.Loop:
         // The check point: with the slice spent, the interpreter takes it from here. Every
-        // CLOCK_FUEL it also looks at the clock: V8 runs new code slowly until it has
+        // CLOCK_FUEL the refill also looks at the clock: V8 runs new code slowly until it has
         // optimised it (and again after a deoptimisation), so a slice sized in fuel from the
         // pace so far can last far longer than meant; past the slice's deadline, it pauses.
-        // (One condition and one way out for both: a translation's size is what V8's compile time grows with.)
         holds.checkPoints = true;
-        lines.push(`if (${SLICE_SPENT}) { xpc = ${num(pc)}; answer = ${num(AT_CHECK_POINT)}; blk = ${leave}; continue; }`);
+        lines.push(`if (left <= 0 && ${SLICE_SPENT}) { xpc = ${num(pc)}; answer = ${num(AT_CHECK_POINT)}; blk = ${leave}; continue; }`);
         break;
       case Op.Call: {
         holds.calls = true;
@@ -894,16 +910,17 @@ export function* functionSourceInSteps(
         lines.push(
           `{ const fn = fns[${num(callee)}] ?? table.translateCallee(${num(callee)}, ex.sliceDeadline), cb = ${num(argBase)} + base;`
           + ` if (fn == null || n > ${num(MAX_NESTING_UNITS - frameUnits(info[calleeAt + FuncInfo.FastFrameEnd]!))} || cb + ${num(info[calleeAt + FuncInfo.FastFrameEnd]!)} > S32.length || fsp === frames.length) ${exit(pc)}`
-          + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!))} calling = ${num(pc + 4)};`
-          + ` if (--left <= 0 || ${CLOCK_PASSED}) { xcallee = ${num(callee)}; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` left -= ${num(code[pc + 3]!)}; ${storeWords(span(argBase, info[calleeAt + FuncInfo.ParamsEnd]!, fns.idleParamWords[callee]!))} calling = ${num(pc + 4)};`
+          + ` if (--left <= 0 && ${SLICE_SPENT}) { xcallee = ${num(callee)}; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + ${num(frameUnits(info[calleeAt + FuncInfo.FastFrameEnd]!))}, left);`
           + ` if (r === ${num(ABNORMAL)}) { answer = ${num(FROM_CALLEE)}; below = ${num(argBase)}; blk = ${leave}; continue; } left = r; calling = -1;`
-          + ` ${MEMORY_REFRESH} ${loadWords(span(argBase, fns.resultWords[callee]!))} }`,
+          + ` ${MEMORY_REFRESH} ${loadWords(span(argBase, fns.resultWords[callee]!, fns.idleResultWords[callee]!))} }`,
         );
         break;
       }
       case Op.CallIndirect: {
         holds.calls = true;
+        holds.checkPoints = true;
         holds.traps = true;
         const fuel = num(code[pc + 5]!);
         const argBase = code[pc + 3]!;
@@ -913,7 +930,7 @@ export function* functionSourceInSteps(
           + ` const cost = (info[ia + ${num(FuncInfo.FastFrameEnd)}] >> 3) + 8;`
           + ` if (fn == null || n + cost > ${num(MAX_NESTING_UNITS)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} calling = ${num(pc + 6)};`
-          + ` if (--left <= 0) { xcallee = fi; answer = ${num(PAUSE)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
+          + ` if (--left <= 0 && ${SLICE_SPENT}) { xcallee = fi; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
           + ` const r = fn(ex, cb, ${num(FRESH_ENTRY)}, fsp + 3, n + cost, left);`
           + ` if (r === ${num(ABNORMAL)}) { answer = ${num(FROM_CALLEE)}; below = ${num(argBase)}; blk = ${leave}; continue; } left = r; calling = -1;`
           + ` ${MEMORY_REFRESH} ${loadFrom(argBase)} }`,
@@ -925,8 +942,9 @@ export function* functionSourceInSteps(
         // frame, and reads the results' words; the way out stores every word).
         const src = code[pc + 1]!;
         const words = code[pc + 2]!;
-        const moves: string[] = [];
-        for (let w = 0; w < words; w++) moves.push(`S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
+        // Not the words the caller does not load (its call's results, span).
+        const moves = span(0, words, words === fns.resultWords[index] ? fns.idleResultWords[index]! : 0)
+          .map((w) => `S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
         lines.push(`if (n === 0) { xpc = ${num(pc)}; answer = 1; blk = ${leave}; continue; }`
           + ` left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return left;`);
         break;
@@ -999,17 +1017,21 @@ export function* functionSourceInSteps(
   const mayThrow = calls || holds.traps;
   if (!body.some((line) => USES_MEMORY.test(line.replaceAll(MEMORY_REFRESH, '')))) body = body.map((line) => line.replaceAll(MEMORY_REFRESH, ''));
   // The way out (see `exit`): the interpreter's position, and the frame's words in the array.
+  // (Written out in each translation: one shared function for it, tried, made V8 inline it, with
+  // the small callees that call it, into their callers — the indirect kernel's first run 20% slower.)
   const leaving = [
     calls ? `if (answer === ${num(FROM_CALLEE)}) { answer = ex.answer; left = ex.jitLeft; }` : '',
-    checkPoints ? `if (answer > ${num(NO_ENTRY)}) answer = left <= 0 ? answer - ${num(NO_ENTRY)} : ${num(OUT_OF_TIME)};` : '',
-    calls ? `if (xcallee >= 0) { const cb = base + below; table.readyFrame(S32, cb, xcallee); ex.pc = info[xcallee * ${num(FUNC_INFO_STRIDE)}]; ex.base = cb; ex.fsp = fsp + 3; } else` : '',
+    checkPoints ? `if (answer > ${num(NO_ENTRY)}) answer = left + ex.fuelReserve <= 0 ? answer - ${num(NO_ENTRY)} : ${num(OUT_OF_TIME)};` : '',
+    calls ? `if (xcallee >= 0) { const cb = base + below; table.readyFrame(S32, cb, xcallee); ex.pc = table.functions.info[xcallee * ${num(FUNC_INFO_STRIDE)}]; ex.base = cb; ex.fsp = fsp + 3; } else` : '',
     'if (xpc >= 0) { ex.pc = xpc; ex.base = base; ex.fsp = fsp; }',
     calls ? FRAME_RECORD : '',
     // (`below` is set only where a callee's frame is above this one's.)
     `ex.jitLeft = left; ex.answer = answer; ${calls ? words.storeBelow() : words.store()} return ${num(ABNORMAL)};`,
   ].filter((part) => part !== '').join(' ');
+  // A trap: where, for the backtrace; the fuel, whole (the reserve's too), unless a callee under
+  // way has left it (calling >= 0).
   const guarded = mayThrow
-    ? `} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst }; ${calls ? `${FRAME_RECORD} if (calling < 0) ` : ''}ex.jitLeft = left; throw e; }`
+    ? `} catch (e) { if (ex.trapAt === null) ex.trapAt = { pc: at, fsp, inst: ex.inst }; ${calls ? `${FRAME_RECORD} if (calling < 0) ` : ''}{ ex.jitLeft = left + ex.fuelReserve; ex.fuelReserve = 0; } throw e; }`
     : '}';
   const structured = structuredBlocks(body, leaders.size, entered);
   yield;
@@ -1034,7 +1056,8 @@ export function* functionSourceInSteps(
       `} throw new Error('internal error: ran past the end of a translated function'); } ${guarded}`]
     : [...dispatch, loads, mayThrow ? 'try {' : '{', ...structured, leaving, guarded];
   const text = code_.join('\n');
-  const names = new Set(text.match(/[A-Za-z_$][\w$]*/g));
+  // (Names, not properties nor keys: the ways out read what only they need from `ex` and `table` there.)
+  const names = new Set(text.match(/(?<![.\w$])[A-Za-z_$][\w$]*(?![\w$:])/g));
   const used = (name: string): boolean => names.has(name);
   // `calling`: -1, or a callee is running: at a call, the position after it (> 0), or an
   // outlined loop of this frame (0). A callee that throws or leaves has left the fuel in
@@ -1049,14 +1072,14 @@ export function* functionSourceInSteps(
   const consts = bindings([['S32', 'ex.s32'], ['s32', 'ex.s32'], ['f32', 'ex.f32'], ['f64', 'ex.f64'], ['F64', 'ex.f64'], ['frames', 'ex.frames'],
     ['inst', 'ex.inst'], ['store', 'ex.store'], ['fns', 'table.fns'], ['info', 'table.functions.info']]);
   const usesMemory = used('view') || used('memLen');
-  const fromInst = bindings([['instId', 'inst.id'], ['mem', 'inst.memory']]);
+  const fromInst = bindings([['mem', 'inst.memory']]);
   if (fromInst.length > 0 || usesMemory) {
     if (!consts.some((c) => c.startsWith('inst ='))) consts.push('inst = ex.inst');
   }
   if (consts.length > 0) head.push(`const ${consts.join(', ')};`);
   if (fromInst.length > 0 || usesMemory) head.push(`const ${[...fromInst, ...(usesMemory && !used('mem') ? ['mem = inst.memory'] : [])].join(', ')};`);
   if (usesMemory) head.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
-  head.push(`let ${[...bindings([['blk', '0'], ['answer', '0'], ['below', '0x7fffffff'], ['calling', '-1'], ['clockAt', `left - ${num(CLOCK_FUEL)}`],
+  head.push(`let ${[...bindings([['blk', '0'], ['answer', '0'], ['below', '0x7fffffff'], ['calling', '-1'],
     ['at', '0'], ['into', '-1'], ['enter', '0'], ['xpc', '-1'], ['xcallee', '-1']])].join(', ')};`);
   if (outlined.length > 0) head.push(`const ${outlined.map((_, k) => `L${num(k)} = table.loop(${num(index)}, ${num(k)})`).join(', ')};`);
   head.push(words.declarations());
