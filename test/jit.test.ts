@@ -21,6 +21,7 @@ import { assemble } from './helpers/engine-oracle.js';
 import { uleb } from './helpers/hostile.js';
 import { memoryDigest, resumeInSlices } from './helpers/slices.js';
 import { I32 } from '../src/interpreter/types.js';
+import { CodeBuffer } from '../src/interpreter/code-buffer.js';
 
 const kernel = (name: string): Uint8Array => readFileSync(new URL(`../bench/kernels/${name}.wasm`, import.meta.url));
 const KERNELS: ReadonlyArray<[string, number]> = [
@@ -370,6 +371,17 @@ describe('what a translation keeps and when it looks at the clock', () => {
       for (const name of source.match(/\bw\d*[13579]\b/g) ?? []) highWords.push(`function ${i}: ${name}`);
     }
     expect(highWords).toEqual([]);
+  });
+
+  it('a Copy noted as an i32\'s and then taken back (truncated) is no longer noted: the next instruction there may move an i64', () => {
+    const out = new CodeBuffer();
+    out.push(7);
+    out.noteI32Copy();
+    out.push3(0x05, 2, 4);
+    expect(out.i32Copies).toEqual([1]);
+    out.truncate(1);
+    out.push3(0x05, 6, 8);
+    expect(out.i32Copies).toEqual([]);
   });
 
   it('translated code looks at the clock as it counts its fuel: a slice with fuel for seconds ends at its time', () => {

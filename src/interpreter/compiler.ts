@@ -186,6 +186,8 @@ export class CompiledFunctions {
   /** Per function index: its parameters' and its results' words that mean nothing (idleWordMask). */
   readonly idleParamWords: Int32Array;
   readonly idleResultWords: Int32Array;
+  /** Where the code's Copy instructions move an i32 (CodeBuffer.i32Copies; lazy translation adds to it). */
+  readonly i32Copies: readonly number[];
   /**
    * Constant slots, as (frame word, low half, high half) triples: a function's entry writes
    * its constants into its frame, so that code inside loops reads them like locals.
@@ -225,6 +227,7 @@ export class CompiledFunctions {
     this.idleResultWords = parts.idleResultWords;
     this.codeOrder = parts.codeOrder;
     this.probes = translator.probeSites;
+    this.i32Copies = out.i32Copies;
     this.handlers = new Int32Array(translator.handlers);
     this.catches = new Int32Array(translator.catches);
     const code = new WordArray(parts.code, parts.codeLength);

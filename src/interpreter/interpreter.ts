@@ -257,10 +257,6 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           s32[base + code[pc + 1]!] = code[pc + 2]!;
           pc += 3;
           continue;
-        case 0x42: /* Copy32 */
-          s32[base + code[pc + 1]!] = s32[base + code[pc + 2]!]!;
-          pc += 3;
-          continue;
         case 0x07: /* Const64 */ {
           const d = base + code[pc + 1]!;
           s32[d] = code[pc + 2]!;

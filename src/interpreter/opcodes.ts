@@ -77,12 +77,6 @@ export const Op = {
   Canonicalize: 0x40,
   /** `Probe site`: the execution's monitor is told (CompileOptions.probes; ProbeSite in compiler.ts). */
   Probe: 0x41,
-  /**
-   * `Copy32 d a`: an i32's copy, its low word only (the high word of an i32's slot means
-   * nothing: no instruction reads it). Half of Copy's work, and the JavaScript tier keeps no
-   * variable for the high words of the i32s it moves.
-   */
-  Copy32: 0x42,
   /** i32 binary operations with a constant right operand: base + IMM_BINARY index, `op d a imm`. */
   I32BinaryImmBase: 0xc5,
   /** i32 comparisons with a constant right operand: base + comparison index, `op d a imm`. */

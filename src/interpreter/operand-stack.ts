@@ -329,12 +329,20 @@ export abstract class OperandStack<C extends StackControl> {
     else this.emitCopy(this.types[height]!, to, loc);
   }
 
-  /** Emits a copy of a value of `type` from slot `from` to slot `to`. */
+  /**
+   * Emits a copy of a value of `type` from slot `from` to slot `to`. An i32's is noted beside
+   * the code (CodeBuffer.i32Copies): the high word of its slot means nothing (no instruction
+   * reads it), and the JavaScript tier moves the low word alone, keeping no variable for the
+   * high words of the i32s it moves.
+   */
   protected emitCopy(type: number, to: number, from: number): void {
     if (to === from) return;
-    if (type === V128) this.emit3(Op.Simd, SimdMove.Copy, to * 2, from * 2);
-    else if (type === I32) this.emit2(Op.Copy32, to * 2, from * 2);
-    else this.emit2(Op.Copy, to * 2, from * 2);
+    if (type === V128) {
+      this.emit3(Op.Simd, SimdMove.Copy, to * 2, from * 2);
+      return;
+    }
+    if (type === I32) this.out.noteI32Copy();
+    this.emit2(Op.Copy, to * 2, from * 2);
   }
 
   protected emitConst(to: number, height: number): void {

@@ -38,7 +38,6 @@ export const DATA_OPS: ReadonlyMap<number, { readonly size: number; readonly bod
   [0x3d, { size: 5, body: "const ea = ((s32[base + code[pc + 1]] + code[pc + 4]) >>> 0) + (code[pc + 3] >>> 0); if (ea + 2 > memLen) throw memoryTrap(); view.setInt16(ea, s32[base + code[pc + 2]], true);" }],
   [0x3e, { size: 5, body: "const ea = ((s32[base + code[pc + 1]] + code[pc + 4]) >>> 0) + (code[pc + 3] >>> 0); if (ea + 4 > memLen) throw memoryTrap(); view.setInt32(ea, s32[base + code[pc + 2]], true);" }],
   [0x40, { size: 3, body: "canonicalizeNaN(code[pc + 1], s32, f32, f64, base + code[pc + 2]);" }],
-  [0x42, { size: 3, body: "s32[base + code[pc + 1]] = s32[base + code[pc + 2]];" }],
   [0x45, { size: 3, body: "s32[base + code[pc + 1]] = s32[base + code[pc + 2]] === 0 ? 1 : 0;" }],
   [0x46, { size: 4, body: "s32[base + code[pc + 1]] = s32[base + code[pc + 2]] === s32[base + code[pc + 3]] ? 1 : 0;" }],
   [0x47, { size: 4, body: "s32[base + code[pc + 1]] = s32[base + code[pc + 2]] !== s32[base + code[pc + 3]] ? 1 : 0;" }],

@@ -654,6 +654,23 @@ function span(from: number, count: number, idle: number): number[] {
   return words;
 }
 
+/** A Copy's template moving the low word alone (its first statement): an i32's (CompiledFunctions.i32Copies). */
+const LOW_WORD_COPY = ((body: string): string => body.slice(0, body.indexOf(';') + 1))(DATA_OPS.get(Op.Copy)!.body);
+
+/** The positions in [from, to) of `positions` (increasing): the Copies of an i32 in a range of the code. */
+function copiesOfI32(positions: readonly number[], from: number, to: number): Set<number> {
+  let lo = 0;
+  let hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (positions[mid]! < from) lo = mid + 1;
+    else hi = mid;
+  }
+  const found = new Set<number>();
+  for (let i = lo; i < positions.length && positions[i]! < to; i++) found.add(positions[i]!);
+  return found;
+}
+
 /**
  * Markers the first pass leaves for the second (WordPromotion): where to store and load which
  * words. MARKER finds each of them (and those of an outlined loop's call) for pass 3.
@@ -743,6 +760,7 @@ export function* functionSourceInSteps(
   if (functionEntry < 0) return null;
   if (end - entry > MAX_TRANSLATED_WORDS) return TOO_LONG;
   const inRange = (pc: number): boolean => pc >= entry && pc < end;
+  const i32Copies = copiesOfI32(fns.i32Copies, entry, end);
 
   // Pass 1: where instructions start, and which start a block.
   const starts: number[] = [];
@@ -854,7 +872,8 @@ export function* functionSourceInSteps(
       // An instruction that may trap says where it is first, for the backtrace.
       const mayThrow = MAY_THROW.test(data.body);
       holds.traps ||= mayThrow;
-      lines.push(`${mayThrow ? `at = ${num(pc)}; ` : ''}{ ${fill(data.body, code, pc)} }`);
+      const body = op === Op.Copy && i32Copies.has(pc) ? LOW_WORD_COPY : data.body;
+      lines.push(`${mayThrow ? `at = ${num(pc)}; ` : ''}{ ${fill(body, code, pc)} }`);
       continue;
     }
     const branch = BRANCH_OPS.get(op);
