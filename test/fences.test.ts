@@ -56,6 +56,26 @@ describe('growth storms', () => {
     expect(sizes).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 8192].map((pages) => pages * 65536));
   });
 
+  it('two memories in one store: each grows page by page by doubling, whatever room the other keeps', () => {
+    // The first grows alone past 32 MiB (all the room, 512 MiB, its own), then a second memory
+    // joins the store; and two memories from the start. The second's growth must stay a doubling
+    // (a dozen buffers), not a copy of itself at every page for want of room.
+    for (const firstAlone of [true, false]) {
+      const store = new Store(new Engine(), { maxMemoryBytes: 512 * MiB });
+      const a = new MemoryInst(store, { limits: { min: 1, max: null } });
+      const b = firstAlone ? null : new MemoryInst(store, { limits: { min: 1, max: null } });
+      for (let i = 0; i < 600; i++) expect(a.grow(1)).toBe(i + 1);
+      const second = b ?? new MemoryInst(store, { limits: { min: 1, max: null } });
+      const buffers = new Set([second.buffer]);
+      for (let i = 0; i < 600; i++) {
+        expect(second.grow(1)).toBe(i + 1);
+        buffers.add(second.buffer);
+      }
+      expect(buffers.size).toBeLessThanOrEqual(12);
+      expect(a.buffer.byteLength).toBe(firstAlone ? 512 * MiB : 1024 * 65536);
+    }
+  });
+
   it('where the host refuses a buffer of all the room, growth doubles, and fails with -1 past what it gives', () => {
     const HostArrayBuffer = ArrayBuffer;
     const refusingAbove8MiB = class extends HostArrayBuffer {

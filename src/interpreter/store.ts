@@ -244,10 +244,10 @@ const WHOLE_ROOM_ABOVE = 32 * 1024 * 1024;
 
 /**
  * A linear memory. Its buffer may be larger than the memory: growth doubles it, and past
- * WHOLE_ROOM_ABOVE takes all the room the memory may reach (`buffer.byteLength`, never past the
- * type's maximum or the store's cap; see `allocate`), so growing page by page copies each byte
- * a constant number of times, not once per page. Bytes past `size` are zero and unreachable:
- * every access is checked against `size`.
+ * WHOLE_ROOM_ABOVE a store's only memory takes all the room it may reach (`buffer.byteLength`,
+ * never past the type's maximum or the store's cap less the other memories' sizes; see
+ * `allocate`), so growing page by page copies each byte a constant number of times, not once per
+ * page. Bytes past `size` are zero and unreachable: every access is checked against `size`.
  */
 export class MemoryInst {
   buffer: ArrayBuffer;
@@ -315,24 +315,30 @@ export class MemoryInst {
 
   /**
    * A zeroed buffer for `bytes`. Up to WHOLE_ROOM_ABOVE, twice the current one (where the type's
-   * maximum and the store's cap, less what other memories hold, allow), so growing page by page
-   * copies each byte a constant number of times; past it, all the room the memory may reach. So
-   * large a buffer costs the host address space, not memory, until the guest touches its pages
-   * (the OS maps zero pages on first use, as for wasmtime's reservations), and a memory grown
-   * page by page to hundreds of MiB is copied once past the threshold, not at every doubling —
-   * nor does the host free, while the guest runs, buffers of hundreds of MiB whose pages a copy
-   * touched (unmapping them holds the process's memory-map lock for milliseconds, stalling the
-   * main thread's own mappings). Where the host refuses a buffer that large, twice the current
-   * one, then just `bytes`; null when even that is refused.
+   * maximum and the store's cap, less what the other memories hold, allow), so growing page by
+   * page copies each byte a constant number of times; past it, for a store's only memory, all
+   * the room the memory may reach. So large a buffer costs the host address space, not memory,
+   * until the guest touches its pages (the OS maps zero pages on first use, as for wasmtime's
+   * reservations), and a memory grown page by page to hundreds of MiB is copied once past the
+   * threshold, not at every doubling — nor does the host free, while the guest runs, buffers of
+   * hundreds of MiB whose pages a copy touched (unmapping them holds the process's memory-map
+   * lock for milliseconds, stalling the main thread's own mappings). Where the host refuses a
+   * buffer that large, twice the current one, then just `bytes`; null when even that is refused.
+   *
+   * The room is the cap less the other memories' sizes, not their buffers: a memory's room
+   * untouched costs nothing, and counted against the others it left them no room to double
+   * into, each growth of theirs a copy of the whole memory (a review's finding: 600 growths of
+   * one page copied 11 GiB). The whole room goes to a store's only memory for the same reason.
    */
   private allocate(bytes: number): ArrayBuffer | null {
     const store = this.store;
     const room = Math.min(
       this.maxPages * PAGE_SIZE,
-      Math.floor((store.maxMemoryBytes - (store.memoryReserved - this.buffer.byteLength)) / PAGE_SIZE) * PAGE_SIZE,
+      Math.floor((store.maxMemoryBytes - (store.memoryBytes - this.size)) / PAGE_SIZE) * PAGE_SIZE,
     );
     const doubled = Math.min(2 * this.buffer.byteLength, room);
-    for (const capacity of bytes > WHOLE_ROOM_ABOVE ? [room, doubled] : [doubled]) {
+    const whole = bytes > WHOLE_ROOM_ABOVE && store.memoryCount === 1;
+    for (const capacity of whole ? [room, doubled] : [doubled]) {
       if (capacity < bytes) continue;
       try {
         return new ArrayBuffer(capacity);
