@@ -76,10 +76,15 @@ export const FRESH_ENTRY = -1;
  * own dozen. Counted in frames (64) before, deep recursion left the tier every 64 calls.
  */
 export const MAX_NESTING_UNITS = 4096;
-/** A callee's units on the JavaScript stack (MAX_NESTING_UNITS), from its frame's size in words. */
-const frameUnits = (frameWords: number): number => (frameWords >> 3) + 8;
+/**
+ * A callee's units on the JavaScript stack (MAX_NESTING_UNITS), from its frame's size in words:
+ * one for each 2^UNIT_WORDS_SHIFT words, and FRAME_UNITS besides. A `call_indirect` computes the
+ * same at run time from these constants.
+ */
+const UNIT_WORDS_SHIFT = 3;
+const FRAME_UNITS = 8;
+const frameUnits = (frameWords: number): number => (frameWords >> UNIT_WORDS_SHIFT) + FRAME_UNITS;
 
-export const RETURNED = 0;
 export const EXIT = 1;
 export const PAUSE = 2;
 export const SWITCH = 3;
@@ -87,8 +92,8 @@ export const OUT_OF_TIME = 4;
 /** `pc` is not a point where the function can be entered: nothing was done (the interpreter goes on). */
 export const NO_ENTRY = 5;
 /**
- * What a translated function returns where it did not return to a translated caller (RETURNED),
- * which gets the fuel left as its value: its answer is in `ex.answer`, the fuel in `ex.jitLeft`.
+ * What a translated function returns where it did not return to a translated caller (which
+ * gets the fuel left as its value): its answer is in `ex.answer`, the fuel in `ex.jitLeft`.
  * (The least small integer V8 keeps unboxed; fuel never comes near it.)
  */
 export const ABNORMAL = -0x40000000;
@@ -946,7 +951,7 @@ export function* functionSourceInSteps(
         lines.push(
           `{ at = ${num(pc)}; left -= ${fuel}; const callee = store.funcs[indirectCallee(inst, ${num(code[pc + 1]!)}, ${num(code[pc + 2]!)}, s32[base + ${num(code[pc + 4]!)}] >>> 0)];`
           + ` const fi = callee.index, fn = callee.instance === inst ? fns[fi] ?? table.translateCallee(fi, ex.sliceDeadline) : undefined, cb = ${num(argBase)} + base, ia = fi * ${num(FUNC_INFO_STRIDE)};`
-          + ` const cost = (info[ia + ${num(FuncInfo.FastFrameEnd)}] >> 3) + 8;`
+          + ` const cost = (info[ia + ${num(FuncInfo.FastFrameEnd)}] >> ${num(UNIT_WORDS_SHIFT)}) + ${num(FRAME_UNITS)};`
           + ` if (fn == null || n + cost > ${num(MAX_NESTING_UNITS)} || cb + info[ia + ${num(FuncInfo.FastFrameEnd)}] > S32.length || fsp === frames.length) { left += ${fuel}; ${exit(pc)} }`
           + ` ${storeFrom(argBase)} calling = ${num(pc + 6)};`
           + ` if (--left <= 0 && ${SLICE_SPENT}) { xcallee = fi; answer = ${num(AT_CALLEE_ENTRY)}; below = ${num(argBase)}; blk = ${leave}; continue; }`
