@@ -1,8 +1,9 @@
 /**
  * The fences against guests that are cheap in fuel and expensive for the host (issue 8's
  * table): growth storms, bulk-memory storms, table bombs and giant modules. Each must end
- * within its deadline + 15 ms, with the event loop never blocked for more than 10 ms, and
- * nothing the guest asks for may be allocated past the limits.
+ * within its deadline + 15 ms, with the event loop never blocked for more than 10 ms (V8's
+ * collector pauses apart: they may add at most 10 ms more), and nothing the guest asks for may
+ * be allocated past the limits.
  *
  * Timing assertions depend on the machine; a run that loses its core to another process can
  * miss by a few milliseconds, so those tests are retried twice.
@@ -11,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { Limits, Sandbox, SandboxError, Value } from '../src/index.js';
 import { Engine, Store, compileModule, instantiate, invokeSync, type FuncRef, MemoryInst } from '../src/interpreter/index.js';
 import { fixture } from './helpers/sandbox.js';
-import { giantModule, measured, section, tableBomb, uleb } from './helpers/hostile.js';
+import { giantModule, type Measured, measured, section, tableBomb, uleb } from './helpers/hostile.js';
 import { defaultSuiteDir } from './spec/locate.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,12 +22,23 @@ const OVERSHOOT_MS = 15;
 const BLOCKED_MS = 10;
 /** The interval timer that measures the event loop ticks every millisecond. */
 const TICK_MS = 1;
+/**
+ * What V8's collector may add to a gap: its pauses are the process's, not the engine's (a
+ * 512 MiB buffer starts a collection, as a wasm memory's would), measured 1-6 ms here.
+ */
+const COLLECTOR_MS = 10;
 const timing = { retry: 2 };
 
 async function timedRun(source: string | Uint8Array, name: string, args: Value[], limits: Limits) {
   const sandbox = Sandbox.denyAll();
   const module = await sandbox.compile(source);
   return measured(() => sandbox.run(module, name, args, limits));
+}
+
+/** The engine never held the event loop for BLOCKED_MS, nor with the collector's pauses for COLLECTOR_MS more. */
+function expectResponsive(out: Measured<unknown>): void {
+  expect(out.longestGapLessCollectorMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+  expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS + COLLECTOR_MS);
 }
 
 function kindOf(error: unknown): string {
@@ -47,17 +59,22 @@ describe('growth storms', () => {
     expect(ms).toBeLessThan(50);
   });
 
-  it('growing page by page to a 512 MiB cap doubles the buffer to 32 MiB, then takes all the room at once', () => {
-    const store = new Store(new Engine(), { maxMemoryBytes: 512 * MiB });
-    const memory = new MemoryInst(store, { limits: { min: 1, max: null } });
-    const sizes = [memory.buffer.byteLength];
-    while (memory.grow(1) !== -1) if (sizes.at(-1) !== memory.buffer.byteLength) sizes.push(memory.buffer.byteLength);
-    expect(memory.pages).toBe(8192);
-    expect(sizes).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 8192].map((pages) => pages * 65536));
+  it('growing page by page to a 512 MiB cap doubles the buffer to 4 MiB, then takes all the room at once; under a 32 MiB cap it only doubles', () => {
+    const buffersGrowingTo = (cap: number) => {
+      const store = new Store(new Engine(), { maxMemoryBytes: cap });
+      const memory = new MemoryInst(store, { limits: { min: 1, max: null } });
+      const sizes = [memory.buffer.byteLength];
+      while (memory.grow(1) !== -1) if (sizes.at(-1) !== memory.buffer.byteLength) sizes.push(memory.buffer.byteLength);
+      expect(memory.pages).toBe(cap / 65536);
+      return sizes.map((bytes) => bytes / 65536);
+    };
+    expect(buffersGrowingTo(512 * MiB)).toEqual([1, 2, 4, 8, 16, 32, 64, 8192]);
+    // A room of 32 MiB or less would come from the C library's heap, zeroed at once: not taken whole.
+    expect(buffersGrowingTo(32 * MiB)).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 512]);
   });
 
   it('two memories in one store: each grows page by page by doubling, whatever room the other keeps', () => {
-    // The first grows alone past 32 MiB (all the room, 512 MiB, its own), then a second memory
+    // The first grows alone past 4 MiB (all the room, 512 MiB, its own), then a second memory
     // joins the store; and two memories from the start. The second's growth must stay a doubling
     // (a dozen buffers), not a copy of itself at every page for want of room.
     for (const firstAlone of [true, false]) {
@@ -85,6 +102,12 @@ describe('growth storms', () => {
       }
     };
     globalThis.ArrayBuffer = refusingAbove8MiB as ArrayBufferConstructor;
+    // Buffers up to 32 MiB come unzeroed from Node's Buffer (the memory zeroes them): refused alike.
+    const allocUnsafeSlow = Buffer.allocUnsafeSlow;
+    Buffer.allocUnsafeSlow = (bytes: number) => {
+      if (bytes > 8 * MiB) throw new RangeError('Array buffer allocation failed');
+      return allocUnsafeSlow(bytes);
+    };
     try {
       const store = new Store(new Engine(), { maxMemoryBytes: 64 * MiB });
       const memory = new MemoryInst(store, { limits: { min: 1, max: null } });
@@ -96,6 +119,7 @@ describe('growth storms', () => {
       expect(memory.bytes[65535]).toBe(7);
     } finally {
       globalThis.ArrayBuffer = HostArrayBuffer;
+      Buffer.allocUnsafeSlow = allocUnsafeSlow;
     }
   });
 
@@ -114,7 +138,7 @@ describe('growth storms', () => {
     if (out.error === undefined) expect(out.value!.values[0]!.value).toBe(256);
     else expect(kindOf(out.error)).toBe('Timeout');
     expect(out.ms).toBeLessThan(200 + OVERSHOOT_MS);
-    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+    expectResponsive(out);
   });
 
   it('at a 512 MiB cap and a 200 ms deadline, ends within the deadline', timing, async () => {
@@ -122,7 +146,7 @@ describe('growth storms', () => {
     if (out.error === undefined) expect(out.value!.values[0]!.value).toBe(8192);
     else expect(kindOf(out.error)).toBe('Timeout');
     expect(out.ms).toBeLessThan(200 + OVERSHOOT_MS);
-    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+    expectResponsive(out);
   });
 });
 
@@ -138,7 +162,7 @@ describe('bulk-memory storms', () => {
       const out = await timedRun(fixture('bulk_storm'), name, [Value.i32(bytes | 0)], new Limits({ fuel: 1e15, timeoutMs: 100, ...limits }));
       expect(kindOf(out.error)).toBe('Timeout');
       expect(out.ms).toBeLessThan(100 + OVERSHOOT_MS);
-      expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+      expectResponsive(out);
     });
   }
 
@@ -147,7 +171,7 @@ describe('bulk-memory storms', () => {
     const out = await timedRun(wat, 'run', [], new Limits({ fuel: 1e15, timeoutMs: 100 }));
     expect(kindOf(out.error)).toBe('Timeout');
     expect(out.ms).toBeLessThan(100 + OVERSHOOT_MS);
-    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+    expectResponsive(out);
   });
 
   it('pieces of one instruction keep its meaning: an overlapping 3 MiB copy forwards and backwards', () => {
@@ -211,7 +235,7 @@ describe('table bombs and counts', () => {
     const out = await timedRun(wat, 'run', [], new Limits({ fuel: 1e15, timeoutMs: 100, tableElements: 50_000_000 }));
     expect(kindOf(out.error)).toBe('Timeout');
     expect(out.ms).toBeLessThan(100 + OVERSHOOT_MS);
-    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+    expectResponsive(out);
   });
 });
 
@@ -221,14 +245,14 @@ describe('giant modules', () => {
     expect(module.length).toBeGreaterThan(6_000_000);
     const out = await measured(() => Sandbox.denyAll().compile(module));
     expect(out.error).toBeUndefined();
-    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+    expectResponsive(out);
   });
 
   it('a single 5 MB function compiles in pieces too', timing, async () => {
     const module = giantModule(1, 5_000_000);
     const out = await measured(() => Sandbox.denyAll().compile(module));
     expect(out.error).toBeUndefined();
-    expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+    expectResponsive(out);
   });
 
   it('large data segments are copied in pieces at instantiation, within the deadline', timing, async () => {
@@ -246,7 +270,7 @@ describe('giant modules', () => {
     for (let i = 0; i < 3; i++) {
       const out = await measured(() => sandbox.instantiate(module));
       expect(out.error).toBeUndefined();
-      expect(out.longestGapMs).toBeLessThan(BLOCKED_MS + TICK_MS);
+      expectResponsive(out);
     }
   });
 });

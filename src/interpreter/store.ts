@@ -234,20 +234,66 @@ export class Store {
 }
 
 /**
- * Past this size a memory's growth takes all the room it may reach (MemoryInst.allocate); below
- * it, growth doubles. A whole room of a small cap for every memory that grows a page would cost
- * the host a zeroed allocation of the cap each (the C library serves allocations under 32 MiB
- * from its heap once it has freed a larger one, zeroing them): a thousand small runs at once,
- * each growing its memory, were late past their deadlines.
+ * Past this size a memory's growth takes all the room it may reach (MemoryInst.allocate), where
+ * that room is over FRESH_PAGES_ABOVE; below it, growth doubles. Kept small because every buffer
+ * a growth leaves behind has pages its copy touched, and freeing those (on V8's threads) holds
+ * the process's memory-map lock that the main thread's own faults and mappings wait for: with
+ * doubling to 32 MiB, a growth storm at a 512 MiB cap left 64 MiB of them and the event loop
+ * waited up to 31 ms outside any collector pause; from 4 MiB, 13.6 ms at most and mostly under
+ * 10 (docs/fences.md).
+ * Not smaller, because V8 counts a buffer's whole length as external memory and collects more
+ * often for it: a program of a few MiB under a large cap should not cost a collection per run.
  */
-const WHOLE_ROOM_ABOVE = 32 * 1024 * 1024;
+const WHOLE_ROOM_ABOVE = 4 * 1024 * 1024;
+
+/**
+ * The least room worth taking whole: over the C library's largest heap allocation (glibc serves
+ * zeroed allocations up to 32 MiB from its heap once it has freed one that large, zeroing them
+ * there and then), so the whole room comes fresh from the OS, whose pages cost nothing until
+ * touched. A whole room of a small cap for every memory that grows would cost the host a zeroed
+ * allocation of the cap each: a thousand small runs at once were late past their deadlines.
+ */
+const FRESH_PAGES_ABOVE = 32 * 1024 * 1024;
+
+/** A buffer for a memory, and whether the memory must zero it itself before anything reads it. */
+interface HostBuffer {
+  readonly buffer: ArrayBuffer;
+  readonly dirty: boolean;
+}
+
+/** The host's allocation that leaves bytes as they were, where it has one (Node's). */
+interface UnzeroedAllocator {
+  allocUnsafeSlow(size: number): Uint8Array;
+}
+
+/**
+ * A buffer of `bytes` for a growth, from the host; throws RangeError where refused. Up to
+ * FRESH_PAGES_ABOVE the C library serves it from its heap, and `new ArrayBuffer` zeroes it there
+ * and then, in one go: 16 MiB took up to 16 ms while the buffers of earlier runs were being
+ * freed. Where the host can allocate without zeroing (Node's `Buffer.allocUnsafeSlow`, looked up
+ * at each call), the buffer comes `dirty` and the growth zeroes it, in pieces, before the memory
+ * takes it (a growth to 16 MiB, 60 runs: slowest 8-9 ms against 8-10, event loop's longest wait
+ * 7.3-7.9 ms against 9.4-15.3). Past FRESH_PAGES_ABOVE the OS's zero pages cost nothing
+ * until touched.
+ */
+function hostBuffer(bytes: number): HostBuffer {
+  const unzeroed = (globalThis as { Buffer?: UnzeroedAllocator }).Buffer;
+  if (bytes === 0 || bytes > FRESH_PAGES_ABOVE || typeof unzeroed?.allocUnsafeSlow !== 'function') {
+    return { buffer: new ArrayBuffer(bytes), dirty: false };
+  }
+  const view = unzeroed.allocUnsafeSlow(bytes);
+  // A buffer of its own, as Node's allocUnsafeSlow gives (never a slice of a pool).
+  if (view.byteOffset !== 0 || view.buffer.byteLength !== bytes) return { buffer: new ArrayBuffer(bytes), dirty: false };
+  return { buffer: view.buffer as ArrayBuffer, dirty: true };
+}
 
 /**
  * A linear memory. Its buffer may be larger than the memory: growth doubles it, and past
- * WHOLE_ROOM_ABOVE a store's only memory takes all the room it may reach (`buffer.byteLength`,
- * never past the type's maximum or the store's cap less the other memories' sizes; see
- * `allocate`), so growing page by page copies each byte a constant number of times, not once per
- * page. Bytes past `size` are zero and unreachable: every access is checked against `size`.
+ * WHOLE_ROOM_ABOVE a store's only memory takes all the room it may reach where that is over
+ * FRESH_PAGES_ABOVE (`buffer.byteLength`, never past the type's maximum or the store's cap less
+ * the other memories' sizes; see `allocate`), so growing page by page copies each byte a
+ * constant number of times, not once per page. Bytes past `size` are zero and unreachable:
+ * every access is checked against `size`.
  */
 export class MemoryInst {
   buffer: ArrayBuffer;
@@ -269,6 +315,9 @@ export class MemoryInst {
       throw new LinkError(`memory of ${pages} pages exceeds the limit of ${store.maxMemoryBytes} bytes`);
     }
     store.memoryCount++;
+    // Zeroed by the host, not hostBuffer's way: a memory's first buffer is often fresh from the
+    // OS, its pages free until touched, and zeroing them here made instantiating a 16 MiB memory
+    // take 1-9 ms against 0.3-0.5.
     this.buffer = new ArrayBuffer(bytes);
     store.memoryReserved += bytes;
     this.view = new DataView(this.buffer);
@@ -300,29 +349,33 @@ export class MemoryInst {
       this.resize(bytes);
       return old;
     }
-    const buffer = this.allocate(bytes);
-    if (buffer === null) return -1; // the host could not provide the memory: growth fails, as the spec allows
-    const copy = new CopyInPieces(new Uint8Array(buffer), 0, this.bytes, 0, this.size);
-    sink.perform(new InSequence([copy], () => {
+    const allocated = this.allocate(bytes);
+    if (allocated === null) return -1; // the host could not provide the memory: growth fails, as the spec allows
+    const { buffer, dirty } = allocated;
+    const target = new Uint8Array(buffer);
+    const works: PieceWork[] = [new CopyInPieces(target, 0, this.bytes, 0, this.size)];
+    if (dirty) works.push(new FillInPieces(target, this.size, 0, buffer.byteLength - this.size));
+    sink.perform(new InSequence(works, () => {
       this.store.memoryReserved += buffer.byteLength - this.buffer.byteLength;
       this.buffer = buffer;
       this.view = new DataView(buffer);
-      this.bytes = new Uint8Array(buffer);
+      this.bytes = target;
       this.resize(bytes);
-    }), this.size);
+    }), dirty ? buffer.byteLength : this.size);
     return old;
   }
 
   /**
-   * A zeroed buffer for `bytes`. Up to WHOLE_ROOM_ABOVE, twice the current one (where the type's
-   * maximum and the store's cap, less what the other memories hold, allow), so growing page by
-   * page copies each byte a constant number of times; past it, for a store's only memory, all
-   * the room the memory may reach. So large a buffer costs the host address space, not memory,
-   * until the guest touches its pages (the OS maps zero pages on first use, as for wasmtime's
+   * A buffer for `bytes` (hostBuffer's: zeroed, or to be zeroed). Up to WHOLE_ROOM_ABOVE, twice
+   * the current one (where the type's maximum and the store's cap, less what the other memories
+   * hold, allow), so growing page by page copies each byte a constant number of times; past it,
+   * for a store's only memory, all the room the memory may reach, where that is over
+   * FRESH_PAGES_ABOVE. So large a buffer costs the host address space, not memory, until the
+   * guest touches its pages (the OS maps zero pages on first use, as for wasmtime's
    * reservations), and a memory grown page by page to hundreds of MiB is copied once past the
-   * threshold, not at every doubling — nor does the host free, while the guest runs, buffers of
-   * hundreds of MiB whose pages a copy touched (unmapping them holds the process's memory-map
-   * lock for milliseconds, stalling the main thread's own mappings). Where the host refuses a
+   * threshold, not at every doubling — nor does the host free, while the guest runs, buffers
+   * whose pages a copy touched (unmapping them holds the process's memory-map lock for
+   * milliseconds, stalling the main thread's own faults and mappings). Where the host refuses a
    * buffer that large, twice the current one, then just `bytes`; null when even that is refused.
    *
    * The room is the cap less the other memories' sizes, not their buffers: a memory's room
@@ -330,24 +383,24 @@ export class MemoryInst {
    * into, each growth of theirs a copy of the whole memory (a review's finding: 600 growths of
    * one page copied 11 GiB). The whole room goes to a store's only memory for the same reason.
    */
-  private allocate(bytes: number): ArrayBuffer | null {
+  private allocate(bytes: number): HostBuffer | null {
     const store = this.store;
     const room = Math.min(
       this.maxPages * PAGE_SIZE,
       Math.floor((store.maxMemoryBytes - (store.memoryBytes - this.size)) / PAGE_SIZE) * PAGE_SIZE,
     );
     const doubled = Math.min(2 * this.buffer.byteLength, room);
-    const whole = bytes > WHOLE_ROOM_ABOVE && store.memoryCount === 1;
+    const whole = bytes > WHOLE_ROOM_ABOVE && room > FRESH_PAGES_ABOVE && store.memoryCount === 1;
     for (const capacity of whole ? [room, doubled] : [doubled]) {
       if (capacity < bytes) continue;
       try {
-        return new ArrayBuffer(capacity);
+        return hostBuffer(capacity);
       } catch {
         // refused: try a smaller one
       }
     }
     try {
-      return new ArrayBuffer(bytes);
+      return hostBuffer(bytes);
     } catch {
       return null;
     }
