@@ -1,6 +1,6 @@
 /**
  * A growth up to 32 MiB takes its buffer unzeroed from Node's `Buffer.allocUnsafeSlow` and zeroes
- * it itself, in pieces (store.ts, hostBuffer): whatever the C library's heap held before must
+ * it itself, in pieces (host-buffers.ts): whatever the C library's heap held before must
  * never reach the guest or the host. Here that allocation hands out buffers full of garbage, as
  * a heap that held another run's memory would, and every way a memory gets a buffer — its first,
  * growth at once and in pieces, growth in a run — must show zeros past what the memory holds.

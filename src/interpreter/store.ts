@@ -14,6 +14,7 @@ import type { Instance } from './instance.js';
 import type { InstructionMonitor } from './execution.js';
 import { HOT_THRESHOLD, jitSupported } from '../jit/policy.js';
 import { AT_ONCE, CopyInPieces, FillInPieces, InSequence, type PieceWork, type WorkSink } from './pieces.js';
+import { FRESH_PAGES_ABOVE, type HostBuffer, hostBuffer } from './host-buffers.js';
 
 export const NULL_REF = 0;
 
@@ -235,57 +236,15 @@ export class Store {
 
 /**
  * Past this size a memory's growth takes all the room it may reach (MemoryInst.allocate), where
- * that room is over FRESH_PAGES_ABOVE; below it, growth doubles. Kept small because every buffer
- * a growth leaves behind has pages its copy touched, and freeing those (on V8's threads) holds
- * the process's memory-map lock that the main thread's own faults and mappings wait for: with
- * doubling to 32 MiB, a growth storm at a 512 MiB cap left 64 MiB of them and the event loop
- * waited up to 31 ms outside any collector pause; from 4 MiB, 13.6 ms at most and mostly under
- * 10 (docs/fences.md).
- * Not smaller, because V8 counts a buffer's whole length as external memory and collects more
+ * that room is over FRESH_PAGES_ABOVE (host-buffers.ts); below it, growth doubles. Kept small
+ * because every buffer a growth leaves behind has pages its copy touched, and freeing those (on
+ * V8's threads) holds the process's memory-map lock that the main thread's own faults and
+ * mappings wait for: with doubling to 32 MiB, a growth storm at a 512 MiB cap left 64 MiB of
+ * them and the event loop waited up to 31 ms outside any collector pause; from 4 MiB, 13.6 ms at
+ * most and mostly under 10 (docs/fences.md). Not smaller, because V8 counts a buffer's whole length as external memory and collects more
  * often for it: a program of a few MiB under a large cap should not cost a collection per run.
  */
 const WHOLE_ROOM_ABOVE = 4 * 1024 * 1024;
-
-/**
- * The least room worth taking whole: over the C library's largest heap allocation (glibc serves
- * zeroed allocations up to 32 MiB from its heap once it has freed one that large, zeroing them
- * there and then), so the whole room comes fresh from the OS, whose pages cost nothing until
- * touched. A whole room of a small cap for every memory that grows would cost the host a zeroed
- * allocation of the cap each: a thousand small runs at once were late past their deadlines.
- */
-const FRESH_PAGES_ABOVE = 32 * 1024 * 1024;
-
-/** A buffer for a memory, and whether the memory must zero it itself before anything reads it. */
-interface HostBuffer {
-  readonly buffer: ArrayBuffer;
-  readonly dirty: boolean;
-}
-
-/** The host's allocation that leaves bytes as they were, where it has one (Node's). */
-interface UnzeroedAllocator {
-  allocUnsafeSlow(size: number): Uint8Array;
-}
-
-/**
- * A buffer of `bytes` for a growth, from the host; throws RangeError where refused. Up to
- * FRESH_PAGES_ABOVE the C library serves it from its heap, and `new ArrayBuffer` zeroes it there
- * and then, in one go: 16 MiB took up to 16 ms while the buffers of earlier runs were being
- * freed. Where the host can allocate without zeroing (Node's `Buffer.allocUnsafeSlow`, looked up
- * at each call), the buffer comes `dirty` and the growth zeroes it, in pieces, before the memory
- * takes it (a growth to 16 MiB, 60 runs: slowest 8-9 ms against 8-10, event loop's longest wait
- * 7.3-7.9 ms against 9.4-15.3). Past FRESH_PAGES_ABOVE the OS's zero pages cost nothing
- * until touched.
- */
-function hostBuffer(bytes: number): HostBuffer {
-  const unzeroed = (globalThis as { Buffer?: UnzeroedAllocator }).Buffer;
-  if (bytes === 0 || bytes > FRESH_PAGES_ABOVE || typeof unzeroed?.allocUnsafeSlow !== 'function') {
-    return { buffer: new ArrayBuffer(bytes), dirty: false };
-  }
-  const view = unzeroed.allocUnsafeSlow(bytes);
-  // A buffer of its own, as Node's allocUnsafeSlow gives (never a slice of a pool).
-  if (view.byteOffset !== 0 || view.buffer.byteLength !== bytes) return { buffer: new ArrayBuffer(bytes), dirty: false };
-  return { buffer: view.buffer as ArrayBuffer, dirty: true };
-}
 
 /**
  * A linear memory. Its buffer may be larger than the memory: growth doubles it, and past
@@ -317,7 +276,9 @@ export class MemoryInst {
     store.memoryCount++;
     // Zeroed by the host, not hostBuffer's way: a memory's first buffer is often fresh from the
     // OS, its pages free until touched, and zeroing them here made instantiating a 16 MiB memory
-    // take 1-9 ms against 0.3-0.5.
+    // take 1-9 ms against 0.3-0.5. A growth's buffer comes from hostBuffer (a growth to 16 MiB,
+    // 60 runs: slowest 8-9 ms against 8-10, the event loop's longest wait 7.3-7.9 ms against
+    // 9.4-15.3).
     this.buffer = new ArrayBuffer(bytes);
     store.memoryReserved += bytes;
     this.view = new DataView(this.buffer);
