@@ -87,11 +87,49 @@ describe('unzeroed buffers are zeroed before anything reads them', () => {
     expect(handedOut).toEqual([101 * 65536]); // the growth's buffer, unzeroed, 6.3 MiB
   });
 
+  it('where the whole room is refused, the doubled buffer taken instead comes unzeroed and is zeroed', () => {
+    const HostArrayBuffer = ArrayBuffer;
+    globalThis.ArrayBuffer = class extends HostArrayBuffer {
+      constructor(bytes: number) {
+        if (bytes > 32 * MiB) throw new RangeError('Array buffer allocation failed');
+        super(bytes);
+      }
+    } as ArrayBufferConstructor;
+    try {
+      const memory = new MemoryInst(new Store(new Engine(), { maxMemoryBytes: 512 * MiB }), { limits: { min: 64, max: null } });
+      memory.bytes.fill(9);
+      expect(memory.grow(1)).toBe(64); // past 4 MiB: the whole room refused, twice the buffer taken
+      expect(memory.buffer.byteLength).toBe(128 * 65536);
+      expect(handedOut).toEqual([128 * 65536]);
+      expect(firstNonZero(memory.bytes, 64 * 65536)).toBe(-1);
+      expect(memory.bytes.subarray(0, 64 * 65536).every((b) => b === 9)).toBe(true);
+    } finally {
+      globalThis.ArrayBuffer = HostArrayBuffer;
+    }
+  });
+
+  it('a growth left unfinished (its pieces never done) leaves the memory as it was', () => {
+    const memory = new MemoryInst(new Store(new Engine(), { maxMemoryBytes: 32 * MiB }), { limits: { min: 1, max: null } });
+    const before = { buffer: memory.buffer, pages: memory.pages, bytes: memory.store.memoryBytes };
+    const meter = new WorkMeter();
+    expect(memory.grow(100, meter)).toBe(1);
+    expect(meter.continuePending()).toBe(false); // a piece done, the run stopped there
+    expect(memory.buffer).toBe(before.buffer);
+    expect(memory.pages).toBe(before.pages);
+    expect(memory.store.memoryBytes).toBe(before.bytes);
+  });
+
   it('past 32 MiB of room a growth takes the whole room zeroed from the OS, not the unzeroed allocation', () => {
     const memory = new MemoryInst(new Store(new Engine(), { maxMemoryBytes: 64 * MiB }), { limits: { min: 1, max: null } });
     expect(memory.grow(600)).toBe(1);
     expect(handedOut).toEqual([]);
     expect(memory.buffer.byteLength).toBe(64 * MiB);
     expect(firstNonZero(new Uint8Array(memory.buffer))).toBe(-1);
+  });
+
+  it('the whole room taken at once is 1 GiB at most (V8 collects at once past half its heap limit)', () => {
+    const memory = new MemoryInst(new Store(new Engine(), { maxMemoryBytes: 4 * 1024 * MiB }), { limits: { min: 64, max: null } });
+    expect(memory.grow(1)).toBe(64);
+    expect(memory.buffer.byteLength).toBe(1024 * MiB);
   });
 });

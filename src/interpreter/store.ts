@@ -247,9 +247,18 @@ export class Store {
 const WHOLE_ROOM_ABOVE = 4 * 1024 * 1024;
 
 /**
+ * The most room a growth takes at once. V8 collects all garbage there and then when a buffer
+ * takes its external memory more than half its heap limit past the last collection (1-2 GiB on
+ * 64-bit Node): a growth of the engine API's default 4 GiB room took 13 ms in a vitest worker,
+ * and a 4 GiB buffer 55-111 ms beside a heap of two million objects (a review's measurement).
+ * Past this, growth doubles again.
+ */
+const WHOLE_ROOM_AT_MOST = 1024 * 1024 * 1024;
+
+/**
  * A linear memory. Its buffer may be larger than the memory: growth doubles it, and past
- * WHOLE_ROOM_ABOVE a store's only memory takes all the room it may reach where that is over
- * FRESH_PAGES_ABOVE (`buffer.byteLength`, never past the type's maximum or the store's cap less
+ * WHOLE_ROOM_ABOVE a store's only memory takes all the room it may reach (up to
+ * WHOLE_ROOM_AT_MOST) where that is over FRESH_PAGES_ABOVE (`buffer.byteLength`, never past the type's maximum or the store's cap less
  * the other memories' sizes; see `allocate`), so growing page by page copies each byte a
  * constant number of times, not once per page. Bytes past `size` are zero and unreachable:
  * every access is checked against `size`.
@@ -330,8 +339,8 @@ export class MemoryInst {
    * A buffer for `bytes` (hostBuffer's: zeroed, or to be zeroed). Up to WHOLE_ROOM_ABOVE, twice
    * the current one (where the type's maximum and the store's cap, less what the other memories
    * hold, allow), so growing page by page copies each byte a constant number of times; past it,
-   * for a store's only memory, all the room the memory may reach, where that is over
-   * FRESH_PAGES_ABOVE. So large a buffer costs the host address space, not memory, until the
+   * for a store's only memory, all the room the memory may reach (up to WHOLE_ROOM_AT_MOST),
+   * where that is over FRESH_PAGES_ABOVE. So large a buffer costs the host address space, not memory, until the
    * guest touches its pages (the OS maps zero pages on first use, as for wasmtime's
    * reservations), and a memory grown page by page to hundreds of MiB is copied once past the
    * threshold, not at every doubling — nor does the host free, while the guest runs, buffers
@@ -352,7 +361,8 @@ export class MemoryInst {
     );
     const doubled = Math.min(2 * this.buffer.byteLength, room);
     const whole = bytes > WHOLE_ROOM_ABOVE && room > FRESH_PAGES_ABOVE && store.memoryCount === 1;
-    for (const capacity of whole ? [room, doubled] : [doubled]) {
+    const wholeRoom = Math.max(Math.min(room, WHOLE_ROOM_AT_MOST), doubled);
+    for (const capacity of whole ? [wholeRoom, doubled] : [doubled]) {
       if (capacity < bytes) continue;
       try {
         return hostBuffer(capacity);
