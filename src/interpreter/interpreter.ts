@@ -144,7 +144,7 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
     ex.rejoin = true;
     return null;
   }
-  jit.rejoined++;
+  jit.noteRejoined();
   if (answer === EXIT || answer === PAUSE) ex.rejoin = true;
   if (answer === PAUSE) return pauseOrRunOut(store.fuel);
   return answer === OUT_OF_TIME ? 'paused' : null;
@@ -1372,7 +1372,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         left = ex.jitLeft;
       }
       if (answer !== NO_ENTRY) {
-        if (mode === ENTER_AFTER_EXIT) jit.rejoined++;
+        if (mode === ENTER_AFTER_EXIT) jit.noteRejoined();
         pc = ex.pc;
         base = ex.base;
         fsp = ex.fsp;

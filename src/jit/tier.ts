@@ -206,6 +206,16 @@ function outlinedLoopsInSteps(fns: CompiledFunctions, index: number, maxChars: n
   });
 }
 
+/** What a JitTable counts, by index in its `counts`. */
+const enum JitCount {
+  Translated,
+  LoopsOutlined,
+  LoopsPutBack,
+  Rejoined,
+  TranslateMs,
+  Length,
+}
+
 export class JitTable {
   /** The translated function of each function index: undefined until translated, null when it cannot be. */
   readonly fns: Array<JitFunction | null | undefined>;
@@ -216,19 +226,49 @@ export class JitTable {
   /** Heat per function index (the policy above), and the calls among it. */
   readonly heat: Int32Array;
   readonly calls: Int32Array;
-  /** How many functions were translated, and the milliseconds it took (for the bench and tests). */
-  translated = 0;
-  /** How many loops were outlined, and how many of them were put back (for the bench and tests). */
-  loopsOutlined = 0;
-  loopsPutBack = 0;
   /**
-   * How many times an execution went back into translated code where the interpreter stood:
-   * at its start, or after doing what the tier had left it (Execution.rejoin; for tests).
+   * What the bench and tests count (JitCount), kept in a typed array rather than in fields. V8
+   * takes a field that has held one value as constant, and an integer field as one until it
+   * holds a fraction; optimised code relies on both, and the first translation of a process
+   * broke them (`translated` 0 → 1, `translateMs` 0 → a fraction) while V8 was compiling the
+   * interpreter's `runStretch`: it threw away 36-60 ms of compiling, twice, in each kernel's
+   * first run ("Bailed out due to dependency change", "Maps became deprecated").
    */
-  rejoined = 0;
-  translateMs = 0;
+  private readonly counts = new Float64Array(JitCount.Length);
   /** Translations under way (a large function is translated over several slices). */
   private readonly jobs = new Map<number, Generator<void, Translation>>();
+
+  /** How many functions were translated. */
+  get translated(): number {
+    return this.counts[JitCount.Translated]!;
+  }
+
+  /** How many loops were outlined, and how many of them were put back. */
+  get loopsOutlined(): number {
+    return this.counts[JitCount.LoopsOutlined]!;
+  }
+
+  get loopsPutBack(): number {
+    return this.counts[JitCount.LoopsPutBack]!;
+  }
+
+  /**
+   * How many times an execution went back into translated code where the interpreter stood:
+   * at its start, or after doing what the tier had left it (Execution.rejoin).
+   */
+  get rejoined(): number {
+    return this.counts[JitCount.Rejoined]!;
+  }
+
+  /** The milliseconds translation has taken. */
+  get translateMs(): number {
+    return this.counts[JitCount.TranslateMs]!;
+  }
+
+  /** Counts a return into translated code (`rejoined`). */
+  noteRejoined(): void {
+    this.counts[JitCount.Rejoined]!++;
+  }
 
   /** `outlineAbove`: OUTLINE_ABOVE (less in tests, to outline more). */
   constructor(readonly functions: CompiledFunctions, private readonly outlineAbove = OUTLINE_ABOVE) {
@@ -286,7 +326,7 @@ export class JitTable {
     const started = performance.now();
     let step = job.next();
     while (step.done !== true && performance.now() - started < budgetMs) step = job.next();
-    this.translateMs += performance.now() - started;
+    this.counts[JitCount.TranslateMs] += performance.now() - started;
     return step;
   }
 
@@ -307,7 +347,7 @@ export class JitTable {
       this.outlined[index] = undefined;
     }
     const fn = this.make(translation.whole);
-    this.translateMs += performance.now() - started;
+    this.counts[JitCount.TranslateMs] += performance.now() - started;
     return fn;
   }
 
@@ -320,7 +360,7 @@ export class JitTable {
     let trial = outlining.trials.get(loop.from);
     if (trial === undefined) {
       outlining.trials.set(loop.from, (trial = new LoopTrial()));
-      this.loopsOutlined++;
+      this.counts[JitCount.LoopsOutlined]++;
     }
     if (trial.verdict === 'pays') return fn;
     const counted = trial;
@@ -342,7 +382,7 @@ export class JitTable {
             const installed = this.outlined[index];
             if (installed?.[k] === wrapper) installed[k] = fn;
           } else {
-            this.loopsPutBack += outlining.putBack();
+            this.counts[JitCount.LoopsPutBack] += outlining.putBack();
           }
         }
       }
@@ -378,7 +418,7 @@ export class JitTable {
     const given = (helperObject ??= helpers());
     const names = Object.keys(given);
     const factory = new Function('table', 'code', ...names, `'use strict'; ${FACTORY_STATE} return function (ex, base, pc, fsp, n, left) {\n${source}\n};`);
-    this.translated++;
+    this.counts[JitCount.Translated]++;
     return factory(this, this.functions.code, ...names.map((k) => given[k])) as JitFunction;
   }
 
