@@ -686,8 +686,14 @@ const loadFrom = (word: number): string => `@loadFrom ${num(word)};`;
 const storeWords = (words: readonly number[]): string => `@store ${words.map(num).join(',')};`;
 const loadWords = (words: readonly number[]): string => `@load ${words.map(num).join(',')};`;
 
-/** Instructions (or lines) translated between two yields of functionSourceInSteps. */
-const STEP = 128;
+/**
+ * Instructions (or lines) translated between two yields of functionSourceInSteps. Small, for
+ * the translator's first steps in a process, which V8 runs before it has optimised them: 128
+ * lines a step took 2-5.6 ms then (a function of 47,000 characters), in a time budget of 1 ms
+ * (TRANSLATE_SLICE_MS) that a step can only overrun; 32 take a quarter of that, and translate
+ * lz77's functions as fast once warm (12-35 ms a module either way, six times each).
+ */
+const STEP = 32;
 
 /** functionSourceInSteps' answer for a function or range whose translation would be too long. */
 export const TOO_LONG = 'too long';
