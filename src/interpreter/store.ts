@@ -241,8 +241,9 @@ export class Store {
  * V8's threads) holds the process's memory-map lock that the main thread's own faults and
  * mappings wait for: with doubling to 32 MiB, a growth storm at a 512 MiB cap left 64 MiB of
  * them and the event loop waited up to 31 ms outside any collector pause; from 4 MiB, 13.6 ms at
- * most and mostly under 10 (docs/fences.md). Not smaller, because V8 counts a buffer's whole length as external memory and collects more
- * often for it: a program of a few MiB under a large cap should not cost a collection per run.
+ * most and mostly under 10 (docs/fences.md). Not smaller, because V8 counts a buffer's whole
+ * length as external memory and collects more often for it: a program of a few MiB under a large
+ * cap should not cost a collection per run.
  */
 const WHOLE_ROOM_ABOVE = 4 * 1024 * 1024;
 
@@ -258,8 +259,9 @@ const WHOLE_ROOM_AT_MOST = 1024 * 1024 * 1024;
 /**
  * A linear memory. Its buffer may be larger than the memory: growth doubles it, and past
  * WHOLE_ROOM_ABOVE a store's only memory takes all the room it may reach (up to
- * WHOLE_ROOM_AT_MOST) where that is over FRESH_PAGES_ABOVE (`buffer.byteLength`, never past the type's maximum or the store's cap less
- * the other memories' sizes; see `allocate`), so growing page by page copies each byte a
+ * WHOLE_ROOM_AT_MOST) where that is over FRESH_PAGES_ABOVE (`buffer.byteLength`, never past the
+ * type's maximum or the store's cap less the other memories' sizes; see `allocate`), so growing
+ * page by page copies each byte a
  * constant number of times, not once per page. Bytes past `size` are zero and unreachable:
  * every access is checked against `size`.
  */
@@ -340,8 +342,8 @@ export class MemoryInst {
    * the current one (where the type's maximum and the store's cap, less what the other memories
    * hold, allow), so growing page by page copies each byte a constant number of times; past it,
    * for a store's only memory, all the room the memory may reach (up to WHOLE_ROOM_AT_MOST),
-   * where that is over FRESH_PAGES_ABOVE. So large a buffer costs the host address space, not memory, until the
-   * guest touches its pages (the OS maps zero pages on first use, as for wasmtime's
+   * where that is over FRESH_PAGES_ABOVE. So large a buffer costs the host address space, not
+   * memory, until the guest touches its pages (the OS maps zero pages on first use, as for wasmtime's
    * reservations), and a memory grown page by page to hundreds of MiB is copied once past the
    * threshold, not at every doubling — nor does the host free, while the guest runs, buffers
    * whose pages a copy touched (unmapping them holds the process's memory-map lock for
