@@ -15,7 +15,8 @@ import { BodyValidator } from '../src/interpreter/body-validator.js';
 import { layoutOf } from '../src/interpreter/module.js';
 import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
 import { assemble } from './helpers/engine-oracle.js';
-import { expectResponsive, measured, section, uleb } from './helpers/hostile.js';
+import { measured, section, uleb } from './helpers/hostile.js';
+import { expectResponsive } from './helpers/responsive.js';
 import { memoryDigest, resumeInSlices } from './helpers/slices.js';
 import { DEFAULT_FUZZ_INPUT_SIZE, FUZZ_ENGINE_FEATURES, generateFuzzModule } from './fuzz/binaryen-gen.js';
 
