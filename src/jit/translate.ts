@@ -1102,12 +1102,11 @@ export function* functionSourceInSteps(
   const consts = bindings([['S32', 'ex.s32'], ['s32', 'ex.s32'], ['f32', 'ex.f32'], ['f64', 'ex.f64'], ['F64', 'ex.f64'], ['frames', 'ex.frames'],
     ['inst', 'ex.inst'], ['store', 'ex.store'], ['fns', 'table.fns'], ['info', 'table.functions.info']]);
   const usesMemory = used('view') || used('memLen');
-  const fromInst = bindings([['mem', 'inst.memory']]);
-  if (fromInst.length > 0 || usesMemory) {
-    if (!consts.some((c) => c.startsWith('inst ='))) consts.push('inst = ex.inst');
-  }
+  // `mem`, the instance's memory: named by the code, or read by `view` and `memLen` below.
+  const needsMem = usesMemory || used('mem');
+  if (needsMem && !consts.some((c) => c.startsWith('inst ='))) consts.push('inst = ex.inst');
   if (consts.length > 0) head.push(`const ${consts.join(', ')};`);
-  if (fromInst.length > 0 || usesMemory) head.push(`const ${[...fromInst, ...(usesMemory && !used('mem') ? ['mem = inst.memory'] : [])].join(', ')};`);
+  if (needsMem) head.push('const mem = inst.memory;');
   if (usesMemory) head.push('let view = mem !== null ? mem.view : EMPTY_VIEW, memLen = mem !== null ? mem.size : 0;');
   head.push(`let ${[...bindings([['blk', '0'], ['answer', '0'], ['below', '0x7fffffff'], ['calling', '-1'],
     ['at', '0'], ['into', '-1'], ['enter', '0'], ['xpc', '-1'], ['xcallee', '-1']])].join(', ')};`);
