@@ -14,6 +14,7 @@ import { Engine, Store, compileModule, instantiate, invokeSync, type FuncRef, Me
 import { fixture } from './helpers/sandbox.js';
 import { giantModule, measured, section, tableBomb, uleb } from './helpers/hostile.js';
 import { expectResponsive } from './helpers/responsive.js';
+import { withHostRefusingAbove } from './helpers/refusing-host.js';
 import { defaultSuiteDir } from './spec/locate.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,21 +82,8 @@ describe('growth storms', () => {
   });
 
   it('where the host refuses a buffer of all the room, growth doubles, and fails with -1 past what it gives', () => {
-    const HostArrayBuffer = ArrayBuffer;
-    const refusingAbove8MiB = class extends HostArrayBuffer {
-      constructor(bytes: number) {
-        if (bytes > 8 * MiB) throw new RangeError('Array buffer allocation failed');
-        super(bytes);
-      }
-    };
-    globalThis.ArrayBuffer = refusingAbove8MiB as ArrayBufferConstructor;
     // Buffers up to 32 MiB come unzeroed from Node's Buffer (the memory zeroes them): refused alike.
-    const allocUnsafeSlow = Buffer.allocUnsafeSlow;
-    Buffer.allocUnsafeSlow = (bytes: number) => {
-      if (bytes > 8 * MiB) throw new RangeError('Array buffer allocation failed');
-      return allocUnsafeSlow(bytes);
-    };
-    try {
+    withHostRefusingAbove(8 * MiB, () => {
       const store = new Store(new Engine(), { maxMemoryBytes: 64 * MiB });
       const memory = new MemoryInst(store, { limits: { min: 1, max: null } });
       memory.bytes[65535] = 7;
@@ -104,10 +92,7 @@ describe('growth storms', () => {
       expect(memory.pages).toBe(128);
       expect(sizes).toEqual([2, 4, 8, 16, 32, 64, 128].map((pages) => pages * 65536));
       expect(memory.bytes[65535]).toBe(7);
-    } finally {
-      globalThis.ArrayBuffer = HostArrayBuffer;
-      Buffer.allocUnsafeSlow = allocUnsafeSlow;
-    }
+    });
   });
 
   it('a buffer never outgrows the cap: the room kept for growth stays within it', () => {

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Limits, Sandbox, Value } from '../src/index.js';
 import { Engine, MemoryInst, Store } from '../src/interpreter/index.js';
 import { WorkMeter } from '../src/interpreter/pieces.js';
+import { withHostRefusingAbove } from './helpers/refusing-host.js';
 
 const GARBAGE = 0xa5;
 const MiB = 1 << 20;
@@ -88,14 +89,7 @@ describe('unzeroed buffers are zeroed before anything reads them', () => {
   });
 
   it('where the whole room is refused, the doubled buffer taken instead comes unzeroed and is zeroed', () => {
-    const HostArrayBuffer = ArrayBuffer;
-    globalThis.ArrayBuffer = class extends HostArrayBuffer {
-      constructor(bytes: number) {
-        if (bytes > 32 * MiB) throw new RangeError('Array buffer allocation failed');
-        super(bytes);
-      }
-    } as ArrayBufferConstructor;
-    try {
+    withHostRefusingAbove(32 * MiB, () => {
       const memory = new MemoryInst(new Store(new Engine(), { maxMemoryBytes: 512 * MiB }), { limits: { min: 64, max: null } });
       memory.bytes.fill(9);
       expect(memory.grow(1)).toBe(64); // past 4 MiB: the whole room refused, twice the buffer taken
@@ -103,9 +97,7 @@ describe('unzeroed buffers are zeroed before anything reads them', () => {
       expect(handedOut).toEqual([128 * 65536]);
       expect(firstNonZero(memory.bytes, 64 * 65536)).toBe(-1);
       expect(memory.bytes.subarray(0, 64 * 65536).every((b) => b === 9)).toBe(true);
-    } finally {
-      globalThis.ArrayBuffer = HostArrayBuffer;
-    }
+    });
   });
 
   it('a growth left unfinished (its pieces never done) leaves the memory as it was', () => {
