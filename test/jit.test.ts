@@ -455,6 +455,57 @@ describe('the JavaScript tier through the sandbox', () => {
     expect(outputs[2]).toEqual(outputs[0]);
   });
 
+  it('a function whose translation is under way waits for it: the run pauses between the steps instead of interpreting it', async () => {
+    // $run's outer loop enters its inner loop 6 times, and its loop headers (reached from
+    // outside, or again after a pause) soon make it hot: its translation starts at one of them
+    // (the interpreter stands there). Each step here gets a budget too short for
+    // more than one piece of the translator (so there are many), and the inner loop counts its
+    // turns in memory: with the function waiting, the count stands still from the first step
+    // to the last. (Run on instead, the interpreter would turn the inner loop meanwhile: the
+    // indirect kernel's dispatch loop did, for a tenth of a second of its first run.)
+    const filler = Array.from({ length: 300 }, (_, i) => `(local.set 2 (i32.xor (i32.add (local.get 2) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`);
+    const guest = `(module (memory (export "memory") 1)
+      (func $step (param i32) (result i32) (i32.add (local.get 0) (i32.const 3)))
+      (func (export "run") (param i32) (result i32) (local i32 i32)
+        (loop $outer
+          ${filler.join('\n')}
+          (local.set 1 (i32.const 2000))
+          (loop $inner
+            (local.set 2 (call $step (local.get 2)))
+            (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1)))
+            (br_if $inner (local.tee 1 (i32.sub (local.get 1) (i32.const 1)))))
+          (br_if $outer (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+        (local.get 2)))`;
+    const interpreted = await new Sandbox(HostAbi.denyAll(), { tier: 'interpreter' }).run(guest, 'run', [Value.i32(6)], new Limits({ fuel: 1e9 }));
+    const sandbox = new Sandbox(HostAbi.denyAll(), { tier: 'auto' });
+    const instance = await sandbox.instantiate(guest, new Limits({ fuel: 1e9 }));
+    const turns = (): number => new DataView(instance.memory!.read(0, 4).buffer).getInt32(0, true);
+    const counts: number[] = [];
+    let done = false;
+    const translate = JitTable.prototype.translate;
+    JitTable.prototype.translate = function (this: JitTable, index: number, _budgetMs?: number, hotThroughLoops?: boolean) {
+      const fn = translate.call(this, index, 1e-6, hotThroughLoops);
+      if (index === 1 && !done) {
+        counts.push(turns());
+        done = fn !== undefined;
+      }
+      return fn;
+    };
+    let out;
+    try {
+      out = await instance.call('run', [Value.i32(6)]);
+    } finally {
+      JitTable.prototype.translate = translate;
+    }
+    expect(done).toBe(true);
+    expect(counts.length).toBeGreaterThan(10);
+    expect(counts[0]).toBeLessThan(5 * 2000); // (with turns of the inner loop left to run translated)
+    expect(new Set(counts).size).toBe(1);
+    expect(turns()).toBe(6 * 2000);
+    expect(out.values.map(String)).toEqual(interpreted.values.map(String));
+    expect(out.fuelConsumed).toBe(interpreted.fuelConsumed);
+  });
+
   it("a Sandbox's tier is 'auto', 'interpreter' or 'eager'", async () => {
     for (const tier of ['auto', 'interpreter', 'eager'] as const) {
       const sandbox = new Sandbox(HostAbi.denyAll(), { tier });

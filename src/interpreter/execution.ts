@@ -91,8 +91,9 @@ export class Execution {
   rejoin = false;
   /**
    * Set when the execution paused because a function it was about to enter had just been
-   * translated (src/jit): its pace is about to change, and the driver should measure it anew.
-   * Whoever reads it clears it.
+   * translated (src/jit), or to go on translating it: its pace is about to change, and the
+   * slice spent translating says nothing of it; the driver should measure it anew. Whoever
+   * reads it clears it.
    */
   freshCode = false;
   /**

@@ -123,6 +123,12 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
   const translated = translatedFunction(jit, ex.inst!.module.functionIndexAt(ex.pc), 1, store.jitThreshold, ex.sliceDeadline);
+  if (translated === undefined) {
+    // Translating it took the rest of the slice: again on resuming, as in runStretch.
+    ex.rejoin = true;
+    ex.freshCode = true;
+    return 'paused';
+  }
   if (translated === null) {
     // Not here, then at the return into the function's caller (runStretch's Return).
     ex.rejoin = true;
@@ -1350,6 +1356,17 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       if (translated === null) {
         if (mode === ENTER_LOOP) pc += 2;
         continue;
+      }
+      if (translated === undefined) {
+        // Its translation is under way and took the rest of the slice (translatedFunction):
+        // pause here, and go on with it on resuming (runLoop's rejoin), before running on.
+        ex.pc = pc;
+        ex.base = base;
+        ex.fsp = fsp;
+        ex.inst = inst;
+        ex.rejoin = true;
+        ex.freshCode = true;
+        return 'paused';
       }
       if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
         // Just translated: V8 runs the new code slowly until it has optimised it, so a slice

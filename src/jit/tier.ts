@@ -26,14 +26,6 @@ import {
 } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
-/**
- * The most time one step of a translation takes (ms); the rest waits for a later entry of the
- * function. Steps follow one another as often as the function is entered, within the slice: a
- * translation done sooner is V8's optimised code sooner (one step per 4 ms of the module's time,
- * as until 2026-12-01, left lz77's first run 20% slower; docs/performance.md).
- */
-export const TRANSLATE_SLICE_MS = 1;
-
 /** A translated function: see translate.ts for its parameters and answers. */
 export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number, left: number) => number;
 
@@ -291,13 +283,13 @@ export class JitTable {
   }
 
   /**
-   * `translation(budgetMs)`, a step of a translation of at most TRANSLATE_SLICE_MS and never past
-   * the slice's `deadline` (Execution.sliceDeadline); undefined once the deadline has passed.
+   * `translation(budgetMs)`, a step of a translation for what is left of the slice, up to its
+   * `deadline` (Execution.sliceDeadline); undefined once the deadline has passed.
    */
   step<T>(deadline: number, translation: (budgetMs: number) => T | undefined): T | undefined {
     const now = performance.now();
     if (now >= deadline) return undefined;
-    return translation(Math.min(TRANSLATE_SLICE_MS, deadline - now));
+    return translation(deadline - now);
   }
 
   /**
@@ -457,20 +449,26 @@ export class JitTable {
 
 /**
  * The translated function for `index` where the interpreter may enter it, after adding `heat`:
- * translated now if the heat has reached `threshold`; null while it stays interpreted.
- * `deadline`: the slice's (JitTable.step).
+ * translated now if the heat has reached `threshold`; null while it stays interpreted;
+ * undefined while its translation is under way (the slice was spent on it, up to `deadline`,
+ * the slice's: JitTable.step). The interpreter then pauses where it stands and tries again on
+ * resuming, so that the function waits for its translation rather than run on interpreted: a
+ * long loop would otherwise reach its header from outside only now and then, and a translation
+ * spread over its entries took a tenth of a second (the indirect kernel's dispatch loop), while
+ * V8 compiled the interpreter's dispatch function two or three times over for what ran
+ * interpreted meanwhile (docs/performance.md, First runs).
  */
-export function translatedFunction(jit: JitTable, index: number, heat: number, threshold: number, deadline: number): JitFunction | null {
+export function translatedFunction(jit: JitTable, index: number, heat: number, threshold: number, deadline: number): JitFunction | null | undefined {
   const have = jit.fns[index];
   if (have !== undefined) return have;
   if (heat === 1) jit.calls[index]++; // (a call's; a loop header's is LOOP_HEAT)
   if ((jit.heat[index] += heat) < threshold) return null;
   const hotThroughLoops = jit.calls[index]! < LOOP_FUNCTION_CALLS;
   // With threshold 0 (every function from its first call, for tests) at once. Otherwise in
-  // steps of TRANSLATE_SLICE_MS, none past the slice's deadline, so that a large function's
-  // translation never holds the event loop (the interpreter runs it until its translation is done).
+  // steps, none past the slice's deadline, so that a large function's translation never holds
+  // the event loop.
   if (threshold === 0) return jit.translate(index, Infinity, hotThroughLoops) ?? null;
-  return jit.step(deadline, (budgetMs) => jit.translate(index, budgetMs, hotThroughLoops)) ?? null;
+  return jit.step(deadline, (budgetMs) => jit.translate(index, budgetMs, hotThroughLoops));
 }
 
 /** The module's table, made on first use. */

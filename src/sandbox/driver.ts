@@ -31,7 +31,7 @@ export interface DrivableExecution {
   sliceFuel: number;
   /** The size of a piece of a long instruction (pieces.ts). */
   readonly meter: { pieceBytes: number };
-  /** It paused to enter freshly translated code (Execution.freshCode): its pace will change. */
+  /** It paused to enter freshly translated code, or to translate it (Execution.freshCode): its pace will change. */
   freshCode: boolean;
   /** When the slice should end at the latest, fuel or not (Execution.sliceDeadline). */
   sliceDeadline: number;
@@ -104,11 +104,13 @@ class Task {
     }
     const spent = fuelBefore - store.fuel;
     const elapsed = performance.now() - t0;
-    // A slice ended by its deadline rather than its fuel measured the pace too (a slow one).
-    pacer.adapt(spent, elapsed, state === 'paused' && (spent >= slice || elapsed >= sliceMs()));
     if (execution.freshCode) {
+      // It paused for the JavaScript tier, which changes its pace: measured anew.
       execution.freshCode = false;
       pacer.restart();
+    } else {
+      // A slice ended by its deadline rather than its fuel measured the pace too (a slow one).
+      pacer.adapt(spent, elapsed, state === 'paused' && (spent >= slice || elapsed >= sliceMs()));
     }
     // The deadline, seen here too: the watchdog's timer may be waiting behind this round.
     this.watchdog.poll();
