@@ -15,6 +15,7 @@ import { JitTable, translationInSteps } from '../src/jit/tier.js';
 import { BRANCH_OPS, DATA_OPS } from '../src/jit/templates.generated.js';
 import { generate } from '../scripts/gen-jit-templates.js';
 import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
+import { TARGET_SLICE_MS } from '../src/sandbox/driver.js';
 import { DEFAULT_FUZZ_INPUT_SIZE, FUZZ_ENGINE_FEATURES, generateFuzzModule } from './fuzz/binaryen-gen.js';
 import { runDifferential } from './fuzz/differential.js';
 import { assemble } from './helpers/engine-oracle.js';
@@ -481,12 +482,14 @@ describe('the JavaScript tier through the sandbox', () => {
     const instance = await sandbox.instantiate(guest, new Limits({ fuel: 1e9 }));
     const turns = (): number => new DataView(instance.memory!.read(0, 4).buffer).getInt32(0, true);
     const counts: number[] = [];
+    const budgets: number[] = [];
     let done = false;
     const translate = JitTable.prototype.translate;
-    JitTable.prototype.translate = function (this: JitTable, index: number, _budgetMs?: number, hotThroughLoops?: boolean) {
+    JitTable.prototype.translate = function (this: JitTable, index: number, budgetMs?: number, hotThroughLoops?: boolean) {
       const fn = translate.call(this, index, 1e-6, hotThroughLoops);
       if (index === 1 && !done) {
         counts.push(turns());
+        budgets.push(budgetMs!);
         done = fn !== undefined;
       }
       return fn;
@@ -504,6 +507,98 @@ describe('the JavaScript tier through the sandbox', () => {
     expect(turns()).toBe(6 * 2000);
     expect(out.values.map(String)).toEqual(interpreted.values.map(String));
     expect(out.fuelConsumed).toBe(interpreted.fuelConsumed);
+    // Each step was offered what was left of its slice, up to the slice's deadline (the driver's
+    // slices end 2 ms past their planned length at the latest): more than the 1 ms of old.
+    expect(Math.max(...budgets)).toBeGreaterThan(1);
+    expect(Math.max(...budgets)).toBeLessThanOrEqual(2 + TARGET_SLICE_MS);
+  });
+
+  it('the same at a function\'s entry: the call waits for its callee\'s translation and enters it there, its entry fuel charged once', async () => {
+    // $run holds a SIMD instruction, so it stays interpreted and calls $big from the
+    // interpreter; $big counts its calls in memory. Its translation starts at its 300th entry
+    // and takes many steps (each given too little time for more than one piece): no call of
+    // it runs meanwhile, and the call that waited runs translated.
+    const filler = Array.from({ length: 300 }, (_, i) => `(local.set 0 (i32.xor (i32.add (local.get 0) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`);
+    const guest = `(module (memory (export "memory") 1)
+      (func $big (param i32) (result i32)
+        (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1)))
+        ${filler.join('\n')} (local.get 0))
+      (func (export "run") (param i32) (result i32) (local i32)
+        (drop (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4)))
+        (loop $l
+          (local.set 1 (call $big (local.get 1)))
+          (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+        (local.get 1)))`;
+    const interpreted = await new Sandbox(HostAbi.denyAll(), { tier: 'interpreter' }).run(guest, 'run', [Value.i32(2000)], new Limits({ fuel: 1e9 }));
+    const sandbox = new Sandbox(HostAbi.denyAll(), { tier: 'auto' });
+    const instance = await sandbox.instantiate(guest, new Limits({ fuel: 1e9 }));
+    const calls = (): number => new DataView(instance.memory!.read(0, 4).buffer).getInt32(0, true);
+    const counts: number[] = [];
+    let doneAt = -1;
+    let firstTranslatedAt = -1;
+    const translate = JitTable.prototype.translate;
+    const make = (JitTable.prototype as unknown as { make: (t: unknown) => (...a: number[]) => number }).make;
+    (JitTable.prototype as unknown as { make: unknown }).make = function (this: JitTable, t: unknown) {
+      const fn = make.call(this, t);
+      return (...a: number[]): number => {
+        if (firstTranslatedAt < 0) firstTranslatedAt = calls();
+        return fn(...a);
+      };
+    };
+    JitTable.prototype.translate = function (this: JitTable, index: number, _budgetMs?: number, hotThroughLoops?: boolean) {
+      const fn = translate.call(this, index, 1e-6, hotThroughLoops);
+      if (index === 0 && doneAt < 0) {
+        counts.push(calls());
+        if (fn !== undefined) doneAt = calls();
+      }
+      return fn;
+    };
+    let out;
+    try {
+      out = await instance.call('run', [Value.i32(2000)]);
+    } finally {
+      JitTable.prototype.translate = translate;
+      (JitTable.prototype as unknown as { make: unknown }).make = make;
+    }
+    expect(counts.length).toBeGreaterThan(10);
+    expect(counts[0]).toBeGreaterThanOrEqual(299); // (hot at its 300th entry, or its heat a little past)
+    expect(counts[0]).toBeLessThan(400);
+    expect(new Set(counts).size).toBe(1);
+    expect(doneAt).toBe(counts[0]);
+    expect(firstTranslatedAt).toBe(doneAt);
+    expect(calls()).toBe(2000);
+    expect(out.values.map(String)).toEqual(interpreted.values.map(String));
+    expect(out.fuelConsumed).toBe(interpreted.fuelConsumed);
+  });
+
+  it('an execution whose slice deadline has passed, and is never set again (the engine API), still runs to its end', async () => {
+    // Once the deadline has passed no translation step can be taken: the functions stay in the
+    // interpreter (a run that paused to wait for a step would resume to the same, forever).
+    const filler = Array.from({ length: 300 }, (_, i) => `(local.set 2 (i32.xor (i32.add (local.get 2) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`);
+    const module = compileModule(await assemble(`(module
+      (func (export "run") (param i32) (result i32) (local i32 i32)
+        (loop $outer
+          ${filler.join('\n')}
+          (local.set 1 (i32.const 2000))
+          (loop $inner
+            (local.set 2 (i32.add (local.get 2) (i32.const 3)))
+            (br_if $inner (local.tee 1 (i32.sub (local.get 1) (i32.const 1)))))
+          (br_if $outer (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+        (local.get 2)))`));
+    const reference = runKernel(module, 50, Infinity, 1e9, 1e9);
+    const store = new Store(new Engine(), {});
+    const inst = instantiate(store, module, () => undefined);
+    store.fuel = 1e9;
+    const execution = invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(50)]);
+    execution.sliceFuel = 5000;
+    execution.sliceDeadline = performance.now() - 1;
+    let resumes = 0;
+    let status;
+    while ((status = execution.resume()) !== 'done' && resumes < 10_000) resumes++;
+    expect(status).toBe('done');
+    expect(execution.results.map(String).join(',')).toBe(reference.outcome);
+    expect(1e9 - store.fuel).toBe(reference.fuel);
+    expect(resumes).toBeLessThan(1000);
   });
 
   it("a Sandbox's tier is 'auto', 'interpreter' or 'eager'", async () => {

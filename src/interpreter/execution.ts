@@ -84,7 +84,9 @@ export class Execution {
    * The interpreter may go back into the JavaScript tier at `pc` (runLoop) or at the next
    * return (runStretch): the execution has not started yet, or translated code has just left
    * it one instruction (a host call, memory.grow, a call it could not make, a callee's
-   * return) or a paused callee's entry, after which the function's translation can go on.
+   * return) or a paused callee's entry, after which the function's translation can go on;
+   * or the interpreter paused at a function's entry or loop header to go on with its
+   * translation, or to enter the translation just made (interpreter.ts).
    * Without this, a loop left mid-body would go on in the interpreter until it ended: its
    * back-edges skip the header, where the tier is entered.
    */

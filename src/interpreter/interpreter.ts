@@ -96,7 +96,8 @@ export function runLoop(ex: Execution): Status {
       // Back into the JavaScript tier where the interpreter stands, if its function is
       // translated (Execution.rejoin): the execution's own function at its start, as a callee
       // is entered at the call instruction; a paused callee's entry; after an instruction
-      // translated code left to the interpreter.
+      // translated code left to the interpreter; where it paused for a translation (a step of
+      // it, or the new code entered).
       ex.rejoin = false;
       const status = startTranslated(ex, checkpoint);
       if (status !== null) return status;
@@ -135,7 +136,9 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
     return null;
   }
   if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
-    // Just translated: as in runStretch, pause before running the new code (ex is at the entry).
+    // Just translated: as in runStretch, pause before running the new code (ex is at the
+    // entry), and enter it there on resuming.
+    ex.rejoin = true;
     ex.freshCode = true;
     return 'paused';
   }
@@ -1346,11 +1349,13 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         : translatedFunction(jit, callIndex, mode === ENTER_LOOP ? LOOP_HEAT : 1, store.jitThreshold, ex.sliceDeadline);
       if (inst.code !== code) {
         // The tier's translation translated callees waiting for their first call (compiler.ts,
-        // CompiledFunctions): the code grew. Go on with it (the loop header is passed again).
+        // CompiledFunctions): the code grew. Go on with it: at a loop header, which is passed
+        // again; at an entry, through runLoop's rejoin (the translation done, or under way).
         ex.pc = pc;
         ex.base = base;
         ex.fsp = fsp;
         ex.inst = inst;
+        ex.rejoin = true;
         return SWITCH;
       }
       if (translated === null) {
@@ -1372,11 +1377,12 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         // Just translated: V8 runs the new code slowly until it has optimised it, so a slice
         // sized for the interpreter's pace would hold the event loop. Under a driver that paces
         // by the clock, end this one here, at a check point; it measures the new pace on short
-        // slices (Execution.freshCode).
+        // slices (Execution.freshCode). On resuming it enters the new code here (runLoop's rejoin).
         ex.pc = pc;
         ex.base = base;
         ex.fsp = fsp;
         ex.inst = inst;
+        ex.rejoin = true;
         ex.freshCode = true;
         return 'paused';
       }

@@ -26,6 +26,13 @@ import {
 } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
+/**
+ * A translation step's budget (ms) where the run has no slice deadline (the engine API driven by
+ * fuel alone, invokeSync): the function runs interpreted between steps, one at each entry, so
+ * that no resume() is held longer for translating (as every step was until 2026-12-01).
+ */
+const UNPACED_STEP_MS = 1;
+
 /** A translated function: see translate.ts for its parameters and answers. */
 export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number, left: number) => number;
 
@@ -284,17 +291,17 @@ export class JitTable {
 
   /**
    * `translation(budgetMs)`, a step of a translation for what is left of the slice, up to its
-   * `deadline` (Execution.sliceDeadline); undefined once the deadline has passed.
+   * `deadline` (Execution.sliceDeadline; with none, UNPACED_STEP_MS); undefined, and no step,
+   * once the deadline has passed.
    */
   step<T>(deadline: number, translation: (budgetMs: number) => T | undefined): T | undefined {
-    const now = performance.now();
-    if (now >= deadline) return undefined;
-    return translation(deadline - now);
+    const budget = stepBudget(deadline);
+    return budget > 0 ? translation(budget) : undefined;
   }
 
   /**
    * The translated function for `index`, translating it for at most `budgetMs` now: null when
-   * it stays interpreted, undefined while its translation goes on (it goes on at the next call).
+   * it stays interpreted, undefined while its translation goes on (at a later step).
    * `hotThroughLoops`: it got hot in the interpreter through its loops rather than its calls,
    * and its loops may be outlined.
    */
@@ -466,9 +473,24 @@ export function translatedFunction(jit: JitTable, index: number, heat: number, t
   const hotThroughLoops = jit.calls[index]! < LOOP_FUNCTION_CALLS;
   // With threshold 0 (every function from its first call, for tests) at once. Otherwise in
   // steps, none past the slice's deadline, so that a large function's translation never holds
-  // the event loop.
+  // the event loop. Where no step can be taken — the slice's time is spent, or nothing paces
+  // the run by the clock (no deadline: the engine API driven by fuel alone, invokeSync) — the
+  // function is interpreted meanwhile: a run paused then would resume to the same (a deadline
+  // that has passed stays passed for an embedder that set it once), and an unpaced one has no
+  // slice to wait through.
   if (threshold === 0) return jit.translate(index, Infinity, hotThroughLoops) ?? null;
-  return jit.step(deadline, (budgetMs) => jit.translate(index, budgetMs, hotThroughLoops));
+  const budget = stepBudget(deadline);
+  if (budget <= 0) return null;
+  const translated = jit.translate(index, budget, hotThroughLoops);
+  return deadline === Infinity ? translated ?? null : translated;
+}
+
+/**
+ * A step's budget (ms) before `deadline` (Execution.sliceDeadline): what is left of the slice
+ * (<= 0: none), or UNPACED_STEP_MS where no deadline paces the run.
+ */
+function stepBudget(deadline: number): number {
+  return deadline === Infinity ? UNPACED_STEP_MS : deadline - performance.now();
 }
 
 /** The module's table, made on first use. */
