@@ -414,6 +414,63 @@ describe('what a translation keeps and when it looks at the clock', () => {
   });
 });
 
+/** 300 operations on local `local`: a body whose translation takes many steps of one piece. */
+const filler = (local: number): string => Array.from({ length: 300 }, (_, i) =>
+  `(local.set ${local} (i32.xor (i32.add (local.get ${local}) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`).join('\n');
+
+/**
+ * `run(n)` of `guest` (which counts something in the i32 at address 0) in the tier, each step of
+ * function `index`'s translation given too little time for more than one piece of the
+ * translator: the count at each of those steps, the budgets the steps were offered, and the
+ * count at the end. It checks what holds whenever a function waits for its translation: many
+ * steps, the count standing still through them, the translation done at the last, its code
+ * first run right there (where the count stood), and the interpreter's results and fuel.
+ */
+async function waitingFor(guest: string, n: number, index: number): Promise<{ counts: number[]; budgets: number[]; counted: number }> {
+  const interpreted = await new Sandbox(HostAbi.denyAll(), { tier: 'interpreter' }).run(guest, 'run', [Value.i32(n)], new Limits({ fuel: 1e9 }));
+  const instance = await new Sandbox(HostAbi.denyAll(), { tier: 'auto' }).instantiate(guest, new Limits({ fuel: 1e9 }));
+  const count = (): number => new DataView(instance.memory!.read(0, 4).buffer).getInt32(0, true);
+  const counts: number[] = [];
+  const budgets: number[] = [];
+  let doneAt = -1;
+  // Where the count stood when each translation made first ran (the last made is `index`'s whole function).
+  const firstRuns: number[] = [];
+  const translate = JitTable.prototype.translate;
+  const table = JitTable.prototype as unknown as { make: (t: unknown) => (...a: number[]) => number };
+  const make = table.make;
+  table.make = function (this: JitTable, t: unknown) {
+    const fn = make.call(this, t);
+    const k = firstRuns.push(-1) - 1;
+    return (...a: number[]): number => {
+      if (firstRuns[k]! < 0) firstRuns[k] = count();
+      return fn(...a);
+    };
+  };
+  JitTable.prototype.translate = function (this: JitTable, i: number, budgetMs?: number, hotThroughLoops?: boolean) {
+    const fn = translate.call(this, i, 1e-6, hotThroughLoops);
+    if (i === index && doneAt < 0) {
+      counts.push(count());
+      budgets.push(budgetMs!);
+      if (fn !== undefined) doneAt = count();
+    }
+    return fn;
+  };
+  let out;
+  try {
+    out = await instance.call('run', [Value.i32(n)]);
+  } finally {
+    JitTable.prototype.translate = translate;
+    table.make = make;
+  }
+  expect(counts.length).toBeGreaterThan(10);
+  expect(new Set(counts).size).toBe(1);
+  expect(doneAt).toBe(counts[0]);
+  expect(firstRuns[firstRuns.length - 1]).toBe(doneAt);
+  expect(out.values.map(String)).toEqual(interpreted.values.map(String));
+  expect(out.fuelConsumed).toBe(interpreted.fuelConsumed);
+  return { counts, budgets, counted: count() };
+}
+
 describe('the JavaScript tier through the sandbox', () => {
   const spin = '(module (func (export "run") (loop $l (br $l))))';
 
@@ -459,126 +516,56 @@ describe('the JavaScript tier through the sandbox', () => {
   it('a function whose translation is under way waits for it: the run pauses between the steps instead of interpreting it', async () => {
     // $run's outer loop enters its inner loop 6 times, and its loop headers (reached from
     // outside, or again after a pause) soon make it hot: its translation starts at one of them
-    // (the interpreter stands there). Each step here gets a budget too short for
-    // more than one piece of the translator (so there are many), and the inner loop counts its
-    // turns in memory: with the function waiting, the count stands still from the first step
-    // to the last. (Run on instead, the interpreter would turn the inner loop meanwhile: the
-    // indirect kernel's dispatch loop did, for a tenth of a second of its first run.)
-    const filler = Array.from({ length: 300 }, (_, i) => `(local.set 2 (i32.xor (i32.add (local.get 2) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`);
-    const guest = `(module (memory (export "memory") 1)
+    // (the interpreter stands there), and the inner loop counts its turns in memory: with the
+    // function waiting, the count stands still from the first step to the last. (Run on
+    // instead, the interpreter would turn the inner loop meanwhile: the indirect kernel's
+    // dispatch loop did, for a tenth of a second of its first run.)
+    const run = await waitingFor(`(module (memory (export "memory") 1)
       (func $step (param i32) (result i32) (i32.add (local.get 0) (i32.const 3)))
       (func (export "run") (param i32) (result i32) (local i32 i32)
         (loop $outer
-          ${filler.join('\n')}
+          ${filler(2)}
           (local.set 1 (i32.const 2000))
           (loop $inner
             (local.set 2 (call $step (local.get 2)))
             (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1)))
             (br_if $inner (local.tee 1 (i32.sub (local.get 1) (i32.const 1)))))
           (br_if $outer (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
-        (local.get 2)))`;
-    const interpreted = await new Sandbox(HostAbi.denyAll(), { tier: 'interpreter' }).run(guest, 'run', [Value.i32(6)], new Limits({ fuel: 1e9 }));
-    const sandbox = new Sandbox(HostAbi.denyAll(), { tier: 'auto' });
-    const instance = await sandbox.instantiate(guest, new Limits({ fuel: 1e9 }));
-    const turns = (): number => new DataView(instance.memory!.read(0, 4).buffer).getInt32(0, true);
-    const counts: number[] = [];
-    const budgets: number[] = [];
-    let done = false;
-    const translate = JitTable.prototype.translate;
-    JitTable.prototype.translate = function (this: JitTable, index: number, budgetMs?: number, hotThroughLoops?: boolean) {
-      const fn = translate.call(this, index, 1e-6, hotThroughLoops);
-      if (index === 1 && !done) {
-        counts.push(turns());
-        budgets.push(budgetMs!);
-        done = fn !== undefined;
-      }
-      return fn;
-    };
-    let out;
-    try {
-      out = await instance.call('run', [Value.i32(6)]);
-    } finally {
-      JitTable.prototype.translate = translate;
-    }
-    expect(done).toBe(true);
-    expect(counts.length).toBeGreaterThan(10);
-    expect(counts[0]).toBeLessThan(5 * 2000); // (with turns of the inner loop left to run translated)
-    expect(new Set(counts).size).toBe(1);
-    expect(turns()).toBe(6 * 2000);
-    expect(out.values.map(String)).toEqual(interpreted.values.map(String));
-    expect(out.fuelConsumed).toBe(interpreted.fuelConsumed);
+        (local.get 2)))`, 6, 1);
+    expect(run.counts[0]).toBeLessThan(5 * 2000); // (with turns of the inner loop left to run translated)
+    expect(run.counted).toBe(6 * 2000);
     // Each step was offered what was left of its slice, up to the slice's deadline (the driver's
     // slices end 2 ms past their planned length at the latest): more than the 1 ms of old.
-    expect(Math.max(...budgets)).toBeGreaterThan(1);
-    expect(Math.max(...budgets)).toBeLessThanOrEqual(2 + TARGET_SLICE_MS);
+    expect(Math.max(...run.budgets)).toBeGreaterThan(1);
+    expect(Math.max(...run.budgets)).toBeLessThanOrEqual(2 + TARGET_SLICE_MS);
   });
 
   it('the same at a function\'s entry: the call waits for its callee\'s translation and enters it there, its entry fuel charged once', async () => {
     // $run holds a SIMD instruction, so it stays interpreted and calls $big from the
-    // interpreter; $big counts its calls in memory. Its translation starts at its 300th entry
-    // and takes many steps (each given too little time for more than one piece): no call of
-    // it runs meanwhile, and the call that waited runs translated.
-    const filler = Array.from({ length: 300 }, (_, i) => `(local.set 0 (i32.xor (i32.add (local.get 0) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`);
-    const guest = `(module (memory (export "memory") 1)
+    // interpreter; $big counts its calls in memory. Its translation starts at its 300th entry:
+    // no call of it runs meanwhile, and the call that waited runs translated.
+    const run = await waitingFor(`(module (memory (export "memory") 1)
       (func $big (param i32) (result i32)
         (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1)))
-        ${filler.join('\n')} (local.get 0))
+        ${filler(0)} (local.get 0))
       (func (export "run") (param i32) (result i32) (local i32)
         (drop (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4)))
         (loop $l
           (local.set 1 (call $big (local.get 1)))
           (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
-        (local.get 1)))`;
-    const interpreted = await new Sandbox(HostAbi.denyAll(), { tier: 'interpreter' }).run(guest, 'run', [Value.i32(2000)], new Limits({ fuel: 1e9 }));
-    const sandbox = new Sandbox(HostAbi.denyAll(), { tier: 'auto' });
-    const instance = await sandbox.instantiate(guest, new Limits({ fuel: 1e9 }));
-    const calls = (): number => new DataView(instance.memory!.read(0, 4).buffer).getInt32(0, true);
-    const counts: number[] = [];
-    let doneAt = -1;
-    let firstTranslatedAt = -1;
-    const translate = JitTable.prototype.translate;
-    const make = (JitTable.prototype as unknown as { make: (t: unknown) => (...a: number[]) => number }).make;
-    (JitTable.prototype as unknown as { make: unknown }).make = function (this: JitTable, t: unknown) {
-      const fn = make.call(this, t);
-      return (...a: number[]): number => {
-        if (firstTranslatedAt < 0) firstTranslatedAt = calls();
-        return fn(...a);
-      };
-    };
-    JitTable.prototype.translate = function (this: JitTable, index: number, _budgetMs?: number, hotThroughLoops?: boolean) {
-      const fn = translate.call(this, index, 1e-6, hotThroughLoops);
-      if (index === 0 && doneAt < 0) {
-        counts.push(calls());
-        if (fn !== undefined) doneAt = calls();
-      }
-      return fn;
-    };
-    let out;
-    try {
-      out = await instance.call('run', [Value.i32(2000)]);
-    } finally {
-      JitTable.prototype.translate = translate;
-      (JitTable.prototype as unknown as { make: unknown }).make = make;
-    }
-    expect(counts.length).toBeGreaterThan(10);
-    expect(counts[0]).toBeGreaterThanOrEqual(299); // (hot at its 300th entry, or its heat a little past)
-    expect(counts[0]).toBeLessThan(400);
-    expect(new Set(counts).size).toBe(1);
-    expect(doneAt).toBe(counts[0]);
-    expect(firstTranslatedAt).toBe(doneAt);
-    expect(calls()).toBe(2000);
-    expect(out.values.map(String)).toEqual(interpreted.values.map(String));
-    expect(out.fuelConsumed).toBe(interpreted.fuelConsumed);
+        (local.get 1)))`, 2000, 0);
+    expect(run.counts[0]).toBeGreaterThanOrEqual(299); // (hot at its 300th entry, or its heat a little past)
+    expect(run.counts[0]).toBeLessThan(400);
+    expect(run.counted).toBe(2000);
   });
 
   it('an execution whose slice deadline has passed, and is never set again (the engine API), still runs to its end', async () => {
     // Once the deadline has passed no translation step can be taken: the functions stay in the
     // interpreter (a run that paused to wait for a step would resume to the same, forever).
-    const filler = Array.from({ length: 300 }, (_, i) => `(local.set 2 (i32.xor (i32.add (local.get 2) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`);
     const module = compileModule(await assemble(`(module
       (func (export "run") (param i32) (result i32) (local i32 i32)
         (loop $outer
-          ${filler.join('\n')}
+          ${filler(2)}
           (local.set 1 (i32.const 2000))
           (loop $inner
             (local.set 2 (i32.add (local.get 2) (i32.const 3)))

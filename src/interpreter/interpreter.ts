@@ -124,20 +124,14 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
   const translated = translatedFunction(jit, ex.inst!.module.functionIndexAt(ex.pc), 1, store.jitThreshold, ex.sliceDeadline);
-  if (translated === undefined) {
-    // Translating it took the rest of the slice: again on resuming, as in runStretch.
-    ex.rejoin = true;
-    ex.freshCode = true;
-    return 'paused';
-  }
   if (translated === null) {
     // Not here, then at the return into the function's caller (runStretch's Return).
     ex.rejoin = true;
     return null;
   }
-  if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
-    // Just translated: as in runStretch, pause before running the new code (ex is at the
-    // entry), and enter it there on resuming.
+  if (translated === undefined || (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity)) {
+    // A step of its translation took the rest of the slice, or it was just translated: as in
+    // runStretch, pause (ex is where the function can be entered) and come back here on resuming.
     ex.rejoin = true;
     ex.freshCode = true;
     return 'paused';
@@ -1362,22 +1356,13 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         if (mode === ENTER_LOOP) pc += 2;
         continue;
       }
-      if (translated === undefined) {
-        // Its translation is under way and took the rest of the slice (translatedFunction):
-        // pause here, and go on with it on resuming (runLoop's rejoin), before running on.
-        ex.pc = pc;
-        ex.base = base;
-        ex.fsp = fsp;
-        ex.inst = inst;
-        ex.rejoin = true;
-        ex.freshCode = true;
-        return 'paused';
-      }
-      if (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity) {
-        // Just translated: V8 runs the new code slowly until it has optimised it, so a slice
-        // sized for the interpreter's pace would hold the event loop. Under a driver that paces
-        // by the clock, end this one here, at a check point; it measures the new pace on short
-        // slices (Execution.freshCode). On resuming it enters the new code here (runLoop's rejoin).
+      if (translated === undefined || (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity)) {
+        // Its translation is under way and took the rest of the slice (translatedFunction), or
+        // it was just translated: pause here, and on resuming go on with the translation, or
+        // into the new code, from here (runLoop's rejoin). (V8 runs new code slowly until it has
+        // optimised it, so a slice sized for the interpreter's pace would hold the event loop:
+        // under a driver that paces by the clock, the new pace is measured on short slices,
+        // Execution.freshCode.)
         ex.pc = pc;
         ex.base = base;
         ex.fsp = fsp;
