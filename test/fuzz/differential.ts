@@ -649,14 +649,20 @@ class OurSide implements EngineSide<FuncRef> {
 
   /**
    * Runs a function to its end: with invokeSync, or — the sliced driver — as the sandbox's
-   * drivers do, resuming an execution that pauses after a few units of fuel and does bulk
-   * work in pieces of a few bytes, slice and piece sizes changing at every resume.
+   * drivers do, resuming an execution that pauses after a few units of fuel (or at a slice
+   * deadline) and does bulk work in pieces of a few bytes, slice and piece sizes changing at
+   * every resume.
    */
   private run(ref: FuncRef, args: WasmValue[]): WasmValue[] {
     if (this.driver === 'sync') return invokeSync(this.store, ref, args);
     const ex = invoke(this.store, ref, args);
     for (;;) {
-      ex.sliceFuel = 1 + (this.nextRandom() % 40);
+      const r = this.nextRandom();
+      ex.sliceFuel = 1 + (r % 40);
+      // A slice deadline up to 0.3 ms away, or passed already: translation steps cut short, so
+      // that a run waits for a translation over several slices (or, past the deadline, takes no
+      // step and interprets), and the clock's pauses too.
+      ex.sliceDeadline = performance.now() + ((r >>> 6) % 4) * 0.1;
       ex.meter.pieceBytes = PIECE_SIZES[this.nextRandom() % PIECE_SIZES.length]!;
       const status = ex.resume();
       if (status === 'done') return ex.results;
