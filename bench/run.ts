@@ -171,7 +171,7 @@ interface FirstRunReport {
  * Fresh processes per kernel and side for the first runs: one first run moves by a fifth or
  * more between processes a minute apart (calls 238–325 ms in three bench runs, 2026-12-01; lz77
  * 150–204 ms in twelve processes in a row), too much for a pass/fail against a ratio; the median
- * of five (of three until 2026-12-01: a median of three of those twelve lz77 runs passes 15× of
+ * of five (of three until 2026-12-01: a median of three of those twelve lz77 runs is over 15× of
  * Node's 12 ms one time in six, of five one time in ten), with the tier's range printed.
  */
 const FIRST_RUN_PROCESSES = QUICK ? 1 : 5;

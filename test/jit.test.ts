@@ -16,6 +16,7 @@ import { BRANCH_OPS, DATA_OPS } from '../src/jit/templates.generated.js';
 import { generate } from '../scripts/gen-jit-templates.js';
 import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
 import { TARGET_SLICE_MS } from '../src/sandbox/driver.js';
+import { Execution } from '../src/interpreter/execution.js';
 import { DEFAULT_FUZZ_INPUT_SIZE, FUZZ_ENGINE_FEATURES, generateFuzzModule } from './fuzz/binaryen-gen.js';
 import { runDifferential } from './fuzz/differential.js';
 import { assemble } from './helpers/engine-oracle.js';
@@ -419,16 +420,41 @@ const filler = (local: number): string => Array.from({ length: 300 }, (_, i) =>
   `(local.set ${local} (i32.xor (i32.add (local.get ${local}) (i32.const ${i})) (i32.const ${(i * 7919) & 0xffff})))`).join('\n');
 
 /**
+ * `run(n)`: an outer loop of `filler(2)` (then `body`) that enters an inner loop of 2,000 turns n
+ * times, each turn calling $step (function 0; `functions` come after it) and counting itself in
+ * the i32 at address 0.
+ */
+const countingLoops = (functions = '', body = ''): string => `(module (memory (export "memory") 1)
+  (func $step (param i32) (result i32) (i32.add (local.get 0) (i32.const 3)))
+  ${functions}
+  (func (export "run") (param i32) (result i32) (local i32 i32)
+    (loop $outer
+      ${filler(2)}
+      ${body}
+      (local.set 1 (i32.const 2000))
+      (loop $inner
+        (local.set 2 (call $step (local.get 2)))
+        (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1)))
+        (br_if $inner (local.tee 1 (i32.sub (local.get 1) (i32.const 1)))))
+      (br_if $outer (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+    (local.get 2)))`;
+
+/** What waitingFor adds to each slice's deadline (ms): a preemption between the driver's clock and a step would otherwise leave it no time, and the function would run on interpreted (no wait where no step can be taken). */
+const STALL_MARGIN_MS = 10;
+
+/**
  * `run(n)` of `guest` (which counts something in the i32 at address 0) in the tier, each step of
  * function `index`'s translation given too little time for more than one piece of the
- * translator: the count at each of those steps, the budgets the steps were offered, and the
- * count at the end. It checks what holds whenever a function waits for its translation: many
- * steps, the count standing still through them, the translation done at the last, its code
- * first run right there (where the count stood), and the interpreter's results and fuel.
+ * translator — and, with `wholeBudget`, then spinning out what the slice had left, as a step of
+ * many pieces does: the count at each of those steps, the budgets the steps were offered (the
+ * margin taken off), and the count at the end. It checks what holds whenever a function waits
+ * for its translation: many steps, the count standing still through them, the translation done
+ * at the last, its code first run right there (where the count stood), and the interpreter's
+ * results and fuel.
  */
-async function waitingFor(guest: string, n: number, index: number): Promise<{ counts: number[]; budgets: number[]; counted: number }> {
+async function waitingFor(guest: string, n: number, index: number, wholeBudget = false): Promise<{ counts: number[]; budgets: number[]; counted: number }> {
   const interpreted = await new Sandbox(HostAbi.denyAll(), { tier: 'interpreter' }).run(guest, 'run', [Value.i32(n)], new Limits({ fuel: 1e9 }));
-  const instance = await new Sandbox(HostAbi.denyAll(), { tier: 'auto' }).instantiate(guest, new Limits({ fuel: 1e9 }));
+  const instance = await new Sandbox(HostAbi.denyAll(), { tier: 'auto' }).instantiate(guest, new Limits({ fuel: 1e9, timeoutMs: 20_000 }));
   const count = (): number => new DataView(instance.memory!.read(0, 4).buffer).getInt32(0, true);
   const counts: number[] = [];
   const budgets: number[] = [];
@@ -438,6 +464,11 @@ async function waitingFor(guest: string, n: number, index: number): Promise<{ co
   const translate = JitTable.prototype.translate;
   const table = JitTable.prototype as unknown as { make: (t: unknown) => (...a: number[]) => number };
   const make = table.make;
+  const resume = Execution.prototype.resume;
+  Execution.prototype.resume = function (this: Execution) {
+    this.sliceDeadline += STALL_MARGIN_MS;
+    return resume.call(this);
+  };
   table.make = function (this: JitTable, t: unknown) {
     const fn = make.call(this, t);
     const k = firstRuns.push(-1) - 1;
@@ -450,8 +481,9 @@ async function waitingFor(guest: string, n: number, index: number): Promise<{ co
     const fn = translate.call(this, i, 1e-6, hotThroughLoops);
     if (i === index && doneAt < 0) {
       counts.push(count());
-      budgets.push(budgetMs!);
+      budgets.push(budgetMs! - STALL_MARGIN_MS);
       if (fn !== undefined) doneAt = count();
+      else if (wholeBudget) for (const end = performance.now() + budgetMs!; performance.now() < end;);
     }
     return fn;
   };
@@ -461,6 +493,7 @@ async function waitingFor(guest: string, n: number, index: number): Promise<{ co
   } finally {
     JitTable.prototype.translate = translate;
     table.make = make;
+    Execution.prototype.resume = resume;
   }
   expect(counts.length).toBeGreaterThan(10);
   expect(new Set(counts).size).toBe(1);
@@ -520,18 +553,7 @@ describe('the JavaScript tier through the sandbox', () => {
     // function waiting, the count stands still from the first step to the last. (Run on
     // instead, the interpreter would turn the inner loop meanwhile: the indirect kernel's
     // dispatch loop did, for a tenth of a second of its first run.)
-    const run = await waitingFor(`(module (memory (export "memory") 1)
-      (func $step (param i32) (result i32) (i32.add (local.get 0) (i32.const 3)))
-      (func (export "run") (param i32) (result i32) (local i32 i32)
-        (loop $outer
-          ${filler(2)}
-          (local.set 1 (i32.const 2000))
-          (loop $inner
-            (local.set 2 (call $step (local.get 2)))
-            (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1)))
-            (br_if $inner (local.tee 1 (i32.sub (local.get 1) (i32.const 1)))))
-          (br_if $outer (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
-        (local.get 2)))`, 6, 1);
+    const run = await waitingFor(countingLoops(), 6, 1);
     expect(run.counts[0]).toBeLessThan(5 * 2000); // (with turns of the inner loop left to run translated)
     expect(run.counted).toBe(6 * 2000);
     // Each step was offered what was left of its slice, up to the slice's deadline (the driver's
@@ -557,6 +579,17 @@ describe('the JavaScript tier through the sandbox', () => {
     expect(run.counts[0]).toBeGreaterThanOrEqual(299); // (hot at its 300th entry, or its heat a little past)
     expect(run.counts[0]).toBeLessThan(400);
     expect(run.counted).toBe(2000);
+  });
+
+  it('the same where a step translates callees waiting for their first call (the code grows), each step spending its slice', { timeout: 30_000 }, async () => {
+    // Ten callees called only on a path never taken: translating $run translates their bodies
+    // first (lazy translation), which grows the code, and each step spends what its slice had
+    // left. Found by a review: the interpreter then went on with the new code and ran $run's
+    // loop interpreted for the rest of the slice, the count moving between the steps.
+    const rare = Array.from({ length: 10 }, (_, k) => `(func $rare${k} (param i32) (result i32) (i32.add (local.get 0) (i32.const ${k})))`).join('\n');
+    const calls = Array.from({ length: 10 }, (_, k) => `(if (i32.eq (local.get 2) (i32.const 0x7fff1234)) (then (local.set 2 (call $rare${k} (local.get 2)))))`).join('\n');
+    const run = await waitingFor(countingLoops(rare, calls), 6, 11, true);
+    expect(run.counted).toBe(6 * 2000);
   });
 
   it('an execution whose slice deadline has passed, and is never set again (the engine API), still runs to its end', async () => {

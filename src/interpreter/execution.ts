@@ -86,7 +86,8 @@ export class Execution {
    * it one instruction (a host call, memory.grow, a call it could not make, a callee's
    * return) or a paused callee's entry, after which the function's translation can go on;
    * or the interpreter paused at a function's entry or loop header to go on with its
-   * translation, or to enter the translation just made (interpreter.ts).
+   * translation, or to enter the translation just made, or went back to the top after a step
+   * that grew the code (interpreter.ts).
    * Without this, a loop left mid-body would go on in the interpreter until it ended: its
    * back-edges skip the header, where the tier is entered.
    */

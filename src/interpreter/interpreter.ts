@@ -1341,28 +1341,14 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       const translated = mode === ENTER_AFTER_EXIT
         ? jit.fns[callIndex] ?? null
         : translatedFunction(jit, callIndex, mode === ENTER_LOOP ? LOOP_HEAT : 1, store.jitThreshold, ex.sliceDeadline);
-      if (inst.code !== code) {
-        // The tier's translation translated callees waiting for their first call (compiler.ts,
-        // CompiledFunctions): the code grew. Go on with it: at a loop header, which is passed
-        // again; at an entry, through runLoop's rejoin (the translation done, or under way).
-        ex.pc = pc;
-        ex.base = base;
-        ex.fsp = fsp;
-        ex.inst = inst;
-        ex.rejoin = true;
-        return SWITCH;
-      }
-      if (translated === null) {
-        if (mode === ENTER_LOOP) pc += 2;
-        continue;
-      }
       if (translated === undefined || (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity)) {
         // Its translation is under way and took the rest of the slice (translatedFunction), or
         // it was just translated: pause here, and on resuming go on with the translation, or
-        // into the new code, from here (runLoop's rejoin). (V8 runs new code slowly until it has
-        // optimised it, so a slice sized for the interpreter's pace would hold the event loop:
-        // under a driver that paces by the clock, the new pace is measured on short slices,
-        // Execution.freshCode.)
+        // into the new code, from here (runLoop's rejoin; the code, grown if the translation
+        // translated callees waiting for their first call, is read afresh). (V8 runs new code
+        // slowly until it has optimised it, so a slice sized for the interpreter's pace would
+        // hold the event loop: under a driver that paces by the clock, the new pace is
+        // measured on short slices, Execution.freshCode.)
         ex.pc = pc;
         ex.base = base;
         ex.fsp = fsp;
@@ -1370,6 +1356,22 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         ex.rejoin = true;
         ex.freshCode = true;
         return 'paused';
+      }
+      if (inst.code !== code) {
+        // A step of a translation translated callees waiting for their first call (compiler.ts,
+        // CompiledFunctions): the code grew. Go on with it: past the header, or from the
+        // entry, where the function stays interpreted for now; into the translation where
+        // there is one (runLoop's rejoin).
+        ex.pc = translated === null && mode === ENTER_LOOP ? pc + 2 : pc;
+        ex.base = base;
+        ex.fsp = fsp;
+        ex.inst = inst;
+        if (translated !== null) ex.rejoin = true;
+        return SWITCH;
+      }
+      if (translated === null) {
+        if (mode === ENTER_LOOP) pc += 2;
+        continue;
       }
       ex.jitLeft = left;
       ex.inst = inst;

@@ -28,7 +28,7 @@ export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
 /**
  * A translation step's budget (ms) where the run has no slice deadline (the engine API driven by
- * fuel alone, invokeSync): the function runs interpreted between steps, one at each entry, so
+ * fuel alone, invokeSync): the function runs interpreted between steps, one at each entry or loop header, so
  * that no resume() is held longer for translating (as every step was until 2026-12-01).
  */
 const UNPACED_STEP_MS = 1;
@@ -456,9 +456,10 @@ export class JitTable {
 
 /**
  * The translated function for `index` where the interpreter may enter it, after adding `heat`:
- * translated now if the heat has reached `threshold`; null while it stays interpreted;
- * undefined while its translation is under way (the slice was spent on it, up to `deadline`,
- * the slice's: JitTable.step). The interpreter then pauses where it stands and tries again on
+ * translated now if the heat has reached `threshold`; null while it stays interpreted (also
+ * where no step could be taken, or one taken without a deadline left the translation
+ * unfinished: below); undefined while its translation is under way (a step spent the slice,
+ * up to `deadline`, the slice's: stepBudget). The interpreter then pauses where it stands and tries again on
  * resuming, so that the function waits for its translation rather than run on interpreted: a
  * long loop would otherwise reach its header from outside only now and then, and a translation
  * spread over its entries took a tenth of a second (the indirect kernel's dispatch loop), while
