@@ -22,7 +22,7 @@ import { CANONICALIZE_SIMD } from './compiler.js';
 import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
 import { LOOP_HEAT } from '../jit/policy.js';
-import { jitTableOf, runTranslated, translatedFunction } from '../jit/tier.js';
+import { type JitTable, jitTableOf, runTranslated, translatedFunction } from '../jit/tier.js';
 import { CLOCK_FUEL, EXIT, NO_ENTRY, OUT_OF_TIME, PAUSE } from '../jit/translate.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
@@ -112,6 +112,19 @@ export function runLoop(ex: Execution): Status {
 }
 
 /**
+ * The interpreter pauses where it stands (a function's entry or loop header) for the JavaScript
+ * tier when translatedFunction answered undefined (a step of the function's translation spent
+ * the slice: the run goes on with it on resuming), or when this says so: the function was just
+ * translated (`jit.translated` has moved from `translatedBefore`) under a driver that paces by
+ * the clock, and the run enters the new code on resuming — V8 runs new code slowly until it has
+ * optimised it, so a slice sized for the interpreter's pace would hold the event loop; the new
+ * pace is measured on short slices (Execution.freshCode).
+ */
+function pausesForNewCode(ex: Execution, jit: JitTable, translatedBefore: number): boolean {
+  return jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity;
+}
+
+/**
  * Runs the function the execution stands in (at its entry, or at a point where a translated
  * function can be entered) in the JavaScript tier, when the store uses the tier and the
  * function is (or now gets) translated. Returns null for the interpreter to go on from `ex.pc`
@@ -129,9 +142,8 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
     ex.rejoin = true;
     return null;
   }
-  if (translated === undefined || (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity)) {
-    // A step of its translation took the rest of the slice, or it was just translated: as in
-    // runStretch, pause (ex is where the function can be entered) and come back here on resuming.
+  if (translated === undefined || pausesForNewCode(ex, jit, translatedBefore)) {
+    // (ex is where the function can be entered: back here on resuming.)
     ex.rejoin = true;
     ex.freshCode = true;
     return 'paused';
@@ -1341,14 +1353,9 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       const translated = mode === ENTER_AFTER_EXIT
         ? jit.fns[callIndex] ?? null
         : translatedFunction(jit, callIndex, mode === ENTER_LOOP ? LOOP_HEAT : 1, store.jitThreshold, ex.sliceDeadline);
-      if (translated === undefined || (jit.translated !== translatedBefore && ex.sliceDeadline !== Infinity)) {
-        // Its translation is under way and took the rest of the slice (translatedFunction), or
-        // it was just translated: pause here, and on resuming go on with the translation, or
-        // into the new code, from here (runLoop's rejoin; the code, grown if the translation
-        // translated callees waiting for their first call, is read afresh). (V8 runs new code
-        // slowly until it has optimised it, so a slice sized for the interpreter's pace would
-        // hold the event loop: under a driver that paces by the clock, the new pace is
-        // measured on short slices, Execution.freshCode.)
+      if (translated === undefined || pausesForNewCode(ex, jit, translatedBefore)) {
+        // Back here on resuming (runLoop's rejoin), with the code read afresh: grown, if the
+        // translation translated callees waiting for their first call.
         ex.pc = pc;
         ex.base = base;
         ex.fsp = fsp;

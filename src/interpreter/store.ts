@@ -261,9 +261,8 @@ const WHOLE_ROOM_AT_MOST = 1024 * 1024 * 1024;
  * WHOLE_ROOM_ABOVE a store's only memory takes all the room it may reach (up to
  * WHOLE_ROOM_AT_MOST) where that is over FRESH_PAGES_ABOVE (`buffer.byteLength`, never past the
  * type's maximum or the store's cap less the other memories' sizes; see `allocate`), so growing
- * page by page copies each byte a
- * constant number of times, not once per page. Bytes past `size` are zero and unreachable:
- * every access is checked against `size`.
+ * page by page copies each byte a constant number of times, not once per page. Bytes past
+ * `size` are zero and unreachable: every access is checked against `size`.
  */
 export class MemoryInst {
   buffer: ArrayBuffer;
@@ -343,8 +342,8 @@ export class MemoryInst {
    * hold, allow), so growing page by page copies each byte a constant number of times; past it,
    * for a store's only memory, all the room the memory may reach (up to WHOLE_ROOM_AT_MOST),
    * where that is over FRESH_PAGES_ABOVE. So large a buffer costs the host address space, not
-   * memory, until the guest touches its pages (the OS maps zero pages on first use, as for wasmtime's
-   * reservations), and a memory grown page by page to hundreds of MiB is copied once past the
+   * memory, until the guest touches its pages (the OS maps zero pages on first use, as for
+   * wasmtime's reservations), and a memory grown page by page to hundreds of MiB is copied once past the
    * threshold, not at every doubling — nor does the host free, while the guest runs, buffers
    * whose pages a copy touched (unmapping them holds the process's memory-map lock for
    * milliseconds, stalling the main thread's own faults and mappings). Where the host refuses a

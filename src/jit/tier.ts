@@ -28,8 +28,9 @@ export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
 /**
  * A translation step's budget (ms) where the run has no slice deadline (the engine API driven by
- * fuel alone, invokeSync): the function runs interpreted between steps, one at each entry or loop header, so
- * that no resume() is held longer for translating (as every step was until 2026-12-01).
+ * fuel alone, invokeSync): the function runs interpreted between steps, one at each entry or
+ * loop header, so that no resume() is held longer for translating (as every step was until
+ * 2026-12-01).
  */
 const UNPACED_STEP_MS = 1;
 
@@ -459,8 +460,8 @@ export class JitTable {
  * translated now if the heat has reached `threshold`; null while it stays interpreted (also
  * where no step could be taken, or one taken without a deadline left the translation
  * unfinished: below); undefined while its translation is under way (a step spent the slice,
- * up to `deadline`, the slice's: stepBudget). The interpreter then pauses where it stands and tries again on
- * resuming, so that the function waits for its translation rather than run on interpreted: a
+ * up to `deadline`, the slice's: stepBudget). The interpreter then pauses where it stands and
+ * tries again on resuming, so that the function waits for its translation rather than run on interpreted: a
  * long loop would otherwise reach its header from outside only now and then, and a translation
  * spread over its entries took a tenth of a second (the indirect kernel's dispatch loop), while
  * V8 compiled the interpreter's dispatch function two or three times over for what ran

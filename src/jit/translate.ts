@@ -690,8 +690,9 @@ const loadWords = (words: readonly number[]): string => `@load ${words.map(num).
  * Instructions (or lines) translated between two yields of functionSourceInSteps. Small, for
  * the translator's first steps in a process, which V8 runs before it has optimised them: 128
  * lines a step took 2-5.6 ms then (a function of 47,000 characters), in a time budget of 1 ms
- * (a step's, until 2026-12-01; now what is left of the slice) that a step can only overrun; 32 take a quarter of that, and translate
- * lz77's functions as fast once warm (12-35 ms a module either way, six times each).
+ * (a step's, until 2026-12-01; now what is left of the slice) that a step can only overrun; 32
+ * take a quarter of that, and translate lz77's functions as fast once warm (12-35 ms a module
+ * either way, six times each).
  */
 const STEP = 32;
 
