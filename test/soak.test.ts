@@ -1,7 +1,9 @@
 /**
  * The soak (test/soak/run-soak.ts): a thousand runs in flight on one Sandbox, hostile and
  * ordinary guests, deadlines from 5 to 200 ms. In a process of its own, so that it has the
- * event loop to itself and can force a collection to compare memory.
+ * event loop to itself and can force a collection to compare memory. Each run ends within its
+ * deadline + 15 ms less V8's collector pauses in between, and + 25 ms with them: the
+ * collector's pauses are the process's (docs/fences.md).
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +14,7 @@ interface SoakReport {
   early: unknown[];
   timeouts: number;
   late: number;
+  lateWithCollector: number;
   worstLateMs: number;
   memory: { before: { heapUsed: number; external: number }; after: { heapUsed: number; external: number } };
 }
@@ -34,23 +37,25 @@ function expectMemoryBack(report: SoakReport): void {
 }
 
 describe('the soak', () => {
-  it('300 runs in flight: each ends with the right kind, none before its deadline, none more than 15 ms after', { retry: 2, timeout: 90_000 }, () => {
+  it('300 runs in flight: each ends with the right kind, none before its deadline, none more than 15 ms after, collector pauses apart', { retry: 2, timeout: 90_000 }, () => {
     const report = soak(300, 7);
     expect(report.runs).toBe(300);
     expect(report.wrong).toEqual([]);
     expect(report.early).toEqual([]);
     expect(report.timeouts).toBeGreaterThan(100);
     expect(report.late).toBe(0);
+    expect(report.lateWithCollector).toBe(0);
     expectMemoryBack(report);
   });
 
-  it('1,000 runs in flight: each ends with the right kind, none before its deadline, none more than 15 ms after', { retry: 2, timeout: 90_000 }, () => {
+  it('1,000 runs in flight: each ends with the right kind, none before its deadline, none more than 15 ms after, collector pauses apart', { retry: 2, timeout: 90_000 }, () => {
     const report = soak(1000, 7);
     expect(report.runs).toBe(1000);
     expect(report.wrong).toEqual([]);
     expect(report.early).toEqual([]);
     expect(report.timeouts).toBeGreaterThan(300);
     expect(report.late).toBe(0);
+    expect(report.lateWithCollector).toBe(0);
     expectMemoryBack(report);
   });
 });

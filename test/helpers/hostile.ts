@@ -2,7 +2,7 @@
  * Hostile guests that are cheap in fuel and expensive for the host, and the measurements the
  * fence tests make of them: how long a run takes and how long the event loop waited.
  */
-import { PerformanceObserver } from 'node:perf_hooks';
+import { CollectorPauses } from './collector.js';
 
 /** LEB128 of a non-negative integer (a bigint for values past 2^53). */
 export function uleb(n: number | bigint): number[] {
@@ -114,11 +114,7 @@ const KEPT_GAP_MS = 2;
  */
 export async function measured<T>(body: () => Promise<T>): Promise<Measured<T>> {
   const gaps: Array<[number, number]> = [];
-  const pauses: Array<[number, number]> = [];
-  const collector = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) pauses.push([entry.startTime, entry.startTime + entry.duration]);
-  });
-  collector.observe({ entryTypes: ['gc'] });
+  const collector = new CollectorPauses();
   let last = performance.now();
   const tick = () => {
     const now = performance.now();
@@ -136,25 +132,12 @@ export async function measured<T>(body: () => Promise<T>): Promise<Measured<T>> 
   const ms = performance.now() - start;
   tick();
   clearInterval(timer);
-  // The collector's entries reach observers in an immediate after the pause.
-  await new Promise((resolve) => setImmediate(resolve));
-  for (const entry of collector.takeRecords()) pauses.push([entry.startTime, entry.startTime + entry.duration]);
-  collector.disconnect();
-  // Pauses merged where they overlap, so that none is subtracted twice.
-  pauses.sort((a, b) => a[0] - b[0]);
-  const merged: Array<[number, number]> = [];
-  for (const [p, q] of pauses) {
-    const last = merged.at(-1);
-    if (last !== undefined && p <= last[1]) last[1] = Math.max(last[1], q);
-    else merged.push([p, q]);
-  }
+  await collector.stop();
   let longestGapMs = 0;
   let longestGapLessCollectorMs = 0;
   for (const [from, to] of gaps) {
-    let paused = 0;
-    for (const [p, q] of merged) paused += Math.max(0, Math.min(to, q) - Math.max(from, p));
     longestGapMs = Math.max(longestGapMs, to - from);
-    longestGapLessCollectorMs = Math.max(longestGapLessCollectorMs, to - from - paused);
+    longestGapLessCollectorMs = Math.max(longestGapLessCollectorMs, to - from - collector.within(from, to));
   }
   return { ...outcome, ms, longestGapMs, longestGapLessCollectorMs };
 }

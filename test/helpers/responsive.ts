@@ -4,17 +4,13 @@
  * (Apart from hostile.ts, which the soak's own process imports without vitest.)
  */
 import { expect } from 'vitest';
+import { COLLECTOR_MS } from './collector.js';
 import type { Measured } from './hostile.js';
 
 /** The most the engine may hold the event loop (ms), its collector's pauses apart. */
 export const BLOCKED_MS = 10;
 /** The interval timer that measures the event loop ticks every millisecond. */
 const TICK_MS = 1;
-/**
- * What V8's collector may add to a gap: its pauses are the process's, not the engine's (a
- * 512 MiB buffer starts a collection, as a wasm memory's would), measured 1-6 ms here.
- */
-const COLLECTOR_MS = 10;
 
 /**
  * The engine never held the event loop for `blockedMs` (and a tick of the timer), nor, with
