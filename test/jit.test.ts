@@ -241,6 +241,57 @@ describe('the JavaScript tier does what the interpreter does', () => {
     }
   });
 
+  it('a translated function returns straight into the interpreter\'s frame below it: at the bottom, across instances, with a rejoin pending; results and fuel exact', async () => {
+    // B.loop is entered at its inner loop's header by the interpreter (it gets hot there, or is
+    // called from A): its return pops its frame itself (RETURNED) — into A's frame, another
+    // instance, or past the bottom, where the execution is done. A.run stays interpreted (a SIMD
+    // instruction) and calls translated callees of both instances; with a host call in its
+    // callee $wrap, whose translation leaves it the call, the rejoin is pending at the return.
+    const b = await assemble(`(module
+      (import "env" "twice" (func $twice (param i32) (result i32)))
+      (func $leaf (export "leaf") (param i32) (result i32) (i32.add (i32.mul (local.get 0) (i32.const 3)) (i32.const 1)))
+      (func $wrap (export "wrap") (param i32) (result i32) (i32.add (call $twice (local.get 0)) (call $leaf (local.get 0))))
+      (func (export "loop") (param $n i32) (result i32) (local $acc i32) (local $k i32)
+        (loop $outer
+          (local.set $k (i32.const 3))
+          (loop $inner
+            (local.set $acc (i32.xor (i32.add (local.get $acc) (call $leaf (local.get $n))) (local.get $k)))
+            (br_if $inner (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
+          (br_if $outer (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+        (local.get $acc)))`);
+    const a = await assemble(`(module
+      (import "b" "leaf" (func $leaf (param i32) (result i32)))
+      (import "b" "wrap" (func $wrap (param i32) (result i32)))
+      (import "b" "loop" (func $loop (param i32) (result i32)))
+      (func $own (param i32) (result i32) (i32.xor (local.get 0) (i32.const 7)))
+      (func (export "run") (param $n i32) (result i32) (local $acc i32)
+        (drop (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4)))
+        (loop $l
+          (local.set $acc (i32.add (local.get $acc) (call $own (local.get $n))))
+          (local.set $acc (i32.add (local.get $acc) (call $leaf (local.get $n))))
+          (local.set $acc (i32.add (local.get $acc) (call $wrap (local.get $n))))
+          (local.set $acc (i32.add (local.get $acc) (call $loop (i32.add (i32.and (local.get $n) (i32.const 7)) (i32.const 1)))))
+          (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+        (local.get $acc)))`);
+    const [moduleA, moduleB] = [compileModule(a), compileModule(b)];
+    const run = (jitThreshold: number, slice: number, entry: 'run' | 'loop'): { result: string; fuel: number } => {
+      const store = new Store(new Engine(), { jitThreshold });
+      const twice = store.createHostFunction({ params: [I32], results: [I32] }, ([x]) => [WasmValue.i32(x!.asI32 * 2)]);
+      const instB = instantiate(store, moduleB, () => twice);
+      const instA = instantiate(store, moduleA, (imp) => instB.exports.get(imp.name));
+      store.fuel = 1e9;
+      const start = (entry === 'run' ? instA : instB).exports.get(entry) as FuncRef;
+      const results = resumeInSlices(invoke(store, start, [WasmValue.i32(300)]), slice);
+      return { result: results.map(String).join(','), fuel: 1e9 - store.fuel };
+    };
+    for (const entry of ['run', 'loop'] as const) {
+      const interpreted = run(Infinity, 1e9, entry);
+      for (const jitThreshold of [0, 3, 50]) {
+        for (const slice of [1e9, 7, 23]) expect({ jitThreshold, slice, entry, ...run(jitThreshold, slice, entry) }).toEqual({ jitThreshold, slice, entry, ...interpreted });
+      }
+    }
+  });
+
   it('the call stack runs out at the same depth, as a trap, never a JavaScript RangeError', async () => {
     const module = compileModule(await assemble(`(module
       (global $depth (mut i32) (i32.const 0))
@@ -722,7 +773,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
       ex base pc fsp n s32 f32 f64 frames inst store fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
       calling refill fuelReserve true false S32 answer below fill w sliceDeadline translateCallee readyFrame F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
-      at trapAt catch e ia into loop enter xpc xcallee answer cost
+      at trapAt catch e ia into loop enter xpc xcallee answer cost rejoin
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);
     return words;

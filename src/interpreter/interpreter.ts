@@ -23,7 +23,7 @@ import { atomicOperation } from './atomic-dispatch.js';
 import type { MemoryInst } from './store.js';
 import { LOOP_HEAT } from '../jit/policy.js';
 import { type JitTable, jitTableOf, runTranslated, translatedFunction } from '../jit/tier.js';
-import { CLOCK_FUEL, EXIT, NO_ENTRY, OUT_OF_TIME, PAUSE } from '../jit/translate.js';
+import { CLOCK_FUEL, EXIT, NO_ENTRY, OUT_OF_TIME, PAUSE, RETURNED } from '../jit/translate.js';
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
@@ -149,18 +149,18 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
     return 'paused';
   }
   ex.jitLeft = (store.fuel - checkpoint) | 0;
+  // Its return, if it makes it, goes through the interpreter, which looks for its caller's
+  // translation there (translate.ts: RETURNED is for the calls the interpreter makes).
+  ex.rejoin = true;
   let answer: number;
   try {
     answer = runTranslated(translated, ex, ex.base, ex.pc, ex.fsp);
   } finally {
     store.fuel = checkpoint + ex.jitLeft;
   }
-  if (answer === NO_ENTRY) {
-    ex.rejoin = true;
-    return null;
-  }
+  ex.rejoin = answer === NO_ENTRY || answer === EXIT || answer === PAUSE;
+  if (answer === NO_ENTRY) return null;
   jit.noteRejoined();
-  if (answer === EXIT || answer === PAUSE) ex.rejoin = true;
   if (answer === PAUSE) return pauseOrRunOut(store.fuel);
   return answer === OUT_OF_TIME ? 'paused' : null;
 }
@@ -1387,6 +1387,21 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         answer = runTranslated(translated, ex, base, pc, fsp);
       } finally {
         left = ex.jitLeft;
+      }
+      if (answer === RETURNED) {
+        // It returned into the frame below, as the Return case does (but that no rejoin is
+        // pending: translate.ts); the results are in place.
+        pc = ex.pc;
+        fsp = ex.fsp;
+        if (pc < 0) return 'done';
+        base = ex.base;
+        const id = frames[fsp + 2]!;
+        if (id !== instId) {
+          ex.inst = store.instances[id]!;
+          return SWITCH;
+        }
+        if (inst.code !== code) return SWITCH; // (as for EXIT below)
+        continue;
       }
       if (answer !== NO_ENTRY) {
         if (mode === ENTER_AFTER_EXIT) jit.noteRejoined();

@@ -28,7 +28,11 @@
  * - 2 (PAUSE): a call's entry found the slice spent; the interpreter pauses there;
  * - 3 (SWITCH): a bulk instruction left work to do in pieces; the interpreter pauses after it;
  * - 4 (OUT_OF_TIME): the slice's time (ex.sliceDeadline) has passed; paused at a loop header;
- * - 5 (NO_ENTRY): `pc` is not one of its entries; it did nothing.
+ * - 5 (NO_ENTRY): `pc` is not one of its entries; it did nothing;
+ * - 6 (RETURNED): it returned (only when n = 0, `ex.rejoin` is not set, and not from an
+ *   outlined loop): its results are at `base` in the array and its frame is popped, as the
+ *   interpreter's Return leaves them; `ex.pc`, `ex.base`, `ex.fsp` are the caller's (`ex.pc`
+ *   < 0: the execution is done).
  *
  * Its entries: the function's entry, its loop headers, and the instruction after each call
  * (host calls included) and memory.grow, so that the interpreter can hand the rest of the
@@ -91,6 +95,8 @@ export const SWITCH = 3;
 export const OUT_OF_TIME = 4;
 /** `pc` is not a point where the function can be entered: nothing was done (the interpreter goes on). */
 export const NO_ENTRY = 5;
+/** It returned to the interpreter's frame below it (translate.ts's header). */
+export const RETURNED = 6;
 /**
  * What a translated function returns where it did not return to a translated caller (which
  * gets the fuel left as its value): its answer is in `ex.answer`, the fuel in `ex.jitLeft`.
@@ -98,14 +104,14 @@ export const NO_ENTRY = 5;
  */
 export const ABNORMAL = -0x40000000;
 /** Not an answer: a way out after a callee's, which the leaving block reads from the execution. */
-const FROM_CALLEE = 8;
+const FROM_CALLEE = 9;
 /**
  * Not answers but what a way out says for one (the block that leaves makes it one): a check
  * point found the slice spent — EXIT with the fuel spent, else OUT_OF_TIME — or a call's entry
- * did — PAUSE, else OUT_OF_TIME.
+ * did — PAUSE, else OUT_OF_TIME. (Past every answer.)
  */
-const AT_CHECK_POINT = NO_ENTRY + EXIT;
-const AT_CALLEE_ENTRY = NO_ENTRY + PAUSE;
+const AT_CHECK_POINT = RETURNED + EXIT;
+const AT_CALLEE_ENTRY = RETURNED + PAUSE;
 /**
  * Fuel between two looks at the clock (ex.sliceDeadline): a tenth of a millisecond at full
  * speed, a millisecond or so in code V8 has not optimised yet. Translated code counts `left`
@@ -969,15 +975,21 @@ export function* functionSourceInSteps(
         break;
       }
       case Op.Return: {
-        // To a translated caller, here; to the interpreter, by the interpreter (it pops the
-        // frame, and reads the results' words; the way out stores every word).
+        // To a translated caller, here. To the interpreter, here too (RETURNED: it pops the
+        // frame, as the interpreter's Return does), unless the interpreter is to look for the
+        // caller's translation at the return (Execution.rejoin) or this is an outlined loop:
+        // then the interpreter makes the return (the way out stores every word).
         const src = code[pc + 1]!;
         const words = code[pc + 2]!;
-        // Not the words the caller does not load (its call's results, span).
+        // Not the words no instruction reads (the high words of i32s and f32s: idleWordMask).
         const moves = span(0, words, words === fns.resultWords[index] ? fns.idleResultWords[index]! : 0)
-          .map((w) => `S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`);
-        lines.push(`if (n === 0) { xpc = ${num(pc)}; answer = 1; blk = ${leave}; continue; }`
-          + ` left -= ${num(code[pc + 3]!)}; ${moves.join(' ')} return left;`);
+          .map((w) => `S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`).join(' ');
+        const fuel = `left -= ${num(code[pc + 3]!)};`;
+        const byInterpreter = `xpc = ${num(pc)}; answer = ${num(EXIT)}; blk = ${leave}; continue;`;
+        const toInterpreter = range === null
+          ? `if (ex.rejoin) { ${byInterpreter} } ${fuel} ${moves} ex.pc = frames[fsp - 3]; ex.base = frames[fsp - 2]; ex.fsp = fsp - 3; ex.jitLeft = left; ex.answer = ${num(RETURNED)}; return ${num(ABNORMAL)};`
+          : byInterpreter;
+        lines.push(`if (n === 0) { ${toInterpreter} } ${fuel} ${moves} return left;`);
         break;
       }
       default:
@@ -1052,7 +1064,7 @@ export function* functionSourceInSteps(
   // the small callees that call it, into their callers — the indirect kernel's first run 20% slower.)
   const leaving = [
     calls ? `if (answer === ${num(FROM_CALLEE)}) { answer = ex.answer; left = ex.jitLeft; }` : '',
-    checkPoints ? `if (answer > ${num(NO_ENTRY)}) answer = left + ex.fuelReserve <= 0 ? answer - ${num(NO_ENTRY)} : ${num(OUT_OF_TIME)};` : '',
+    checkPoints ? `if (answer > ${num(RETURNED)}) answer = left + ex.fuelReserve <= 0 ? answer - ${num(RETURNED)} : ${num(OUT_OF_TIME)};` : '',
     calls ? `if (xcallee >= 0) { const cb = base + below; table.readyFrame(S32, cb, xcallee); ex.pc = table.functions.info[xcallee * ${num(FUNC_INFO_STRIDE)}]; ex.base = cb; ex.fsp = fsp + 3; } else` : '',
     'if (xpc >= 0) { ex.pc = xpc; ex.base = base; ex.fsp = fsp; }',
     calls ? FRAME_RECORD : '',
