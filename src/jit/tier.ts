@@ -22,7 +22,7 @@ import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
 import {
-  ABNORMAL, bodyTranslated, CLOCK_FUEL, EXIT, FACTORY_STATE, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG, type TranslatedSource,
+  ABNORMAL, bodyTranslated, CLOCK_FUEL, EXIT, FACTORY_STATE, RETURNED, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG, type TranslatedSource,
 } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
@@ -54,11 +54,26 @@ export function runTranslated(fn: JitFunction, ex: Execution, base: number, pc: 
   return ex.answer;
 }
 
+/**
+ * A translated function's return into the interpreter's frame below it (translate.ts, RETURNED):
+ * its frame popped as the interpreter's Return pops it, the caller's position for the
+ * interpreter, the fuel left. Its results are in place.
+ */
+function returned(ex: Execution, fsp: number, left: number): number {
+  const frames = ex.frames;
+  ex.pc = frames[fsp - 3]!;
+  ex.base = frames[fsp - 2]!;
+  ex.fsp = fsp - 3;
+  ex.jitLeft = left;
+  ex.answer = RETURNED;
+  return ABNORMAL;
+}
+
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
 /** What translated code may reach: this and nothing else (docs/jit.md). Made on first use: the modules it names import this one. */
 function helpers(): Record<string, unknown> {
-  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, EMPTY_VIEW });
+  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, returned, EMPTY_VIEW });
 }
 let helperObject: Record<string, unknown> | undefined;
 

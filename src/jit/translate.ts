@@ -975,21 +975,19 @@ export function* functionSourceInSteps(
         break;
       }
       case Op.Return: {
-        // To a translated caller, here. To the interpreter, here too (RETURNED: it pops the
-        // frame, as the interpreter's Return does), unless the interpreter is to look for the
-        // caller's translation at the return (Execution.rejoin) or this is an outlined loop:
-        // then the interpreter makes the return (the way out stores every word).
+        // To a translated caller, here. To the interpreter, here too (`returned` pops the frame
+        // as the interpreter's Return does: RETURNED), unless the interpreter is to look for
+        // the caller's translation at the return (Execution.rejoin) or this is an outlined
+        // loop: then the interpreter makes the return (the way out stores every word).
         const src = code[pc + 1]!;
         const words = code[pc + 2]!;
         // Not the words no instruction reads (the high words of i32s and f32s: idleWordMask).
         const moves = span(0, words, words === fns.resultWords[index] ? fns.idleResultWords[index]! : 0)
           .map((w) => `S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`).join(' ');
-        const fuel = `left -= ${num(code[pc + 3]!)};`;
         const byInterpreter = `xpc = ${num(pc)}; answer = ${num(EXIT)}; blk = ${leave}; continue;`;
-        const toInterpreter = range === null
-          ? `if (ex.rejoin) { ${byInterpreter} } ${fuel} ${moves} ex.pc = frames[fsp - 3]; ex.base = frames[fsp - 2]; ex.fsp = fsp - 3; ex.jitLeft = left; ex.answer = ${num(RETURNED)}; return ${num(ABNORMAL)};`
-          : byInterpreter;
-        lines.push(`if (n === 0) { ${toInterpreter} } ${fuel} ${moves} return left;`);
+        lines.push(range === null
+          ? `if (n === 0 && ex.rejoin) { ${byInterpreter} } left -= ${num(code[pc + 3]!)}; ${moves} return n === 0 ? returned(ex, fsp, left) : left;`
+          : `if (n === 0) { ${byInterpreter} } left -= ${num(code[pc + 3]!)}; ${moves} return left;`);
         break;
       }
       default:
