@@ -241,14 +241,20 @@ describe('the JavaScript tier does what the interpreter does', () => {
     }
   });
 
-  it('a translated function returns straight into the interpreter\'s frame below it: at the bottom, across instances, with a rejoin pending; results and fuel exact', async () => {
-    // B.loop is entered at its inner loop's header by the interpreter (it gets hot there, or is
-    // called from A): its return pops its frame itself (RETURNED) — into A's frame, another
-    // instance, or past the bottom, where the execution is done. A.run stays interpreted (a SIMD
-    // instruction) and calls translated callees of both instances; with a host call in its
-    // callee $wrap, whose translation leaves it the call, the rejoin is pending at the return.
+  it('a translated function returns into the interpreter\'s frame below it, itself or through the interpreter: at the bottom, across instances, with a rejoin pending; results and fuel exact', async () => {
+    // A.run stays interpreted (a SIMD instruction) and calls translated callees: A's own $own
+    // and B's $leaf return into its frame themselves (RETURNED). B.loop is entered at its inner
+    // loop's header by the interpreter (it gets hot there, or is called from A): its return is
+    // left to the interpreter — into A's frame, another instance, or past the bottom frame,
+    // where the execution is done — and so is $wrap's, whose translation leaves the interpreter
+    // its host call (a rejoin pending at the return). B's $pad, called first and never
+    // translated (SIMD), holds the start of B's code, where A's calls return to.
     const b = await assemble(`(module
       (import "env" "twice" (func $twice (param i32) (result i32)))
+      (func $pad (export "pad") (param i32) (result i32)
+        (drop (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4)))
+        ${Array.from({ length: 60 }, (_, k) => `(local.set 0 (i32.add (local.get 0) (i32.const ${k})))`).join(' ')}
+        (local.get 0))
       (func $leaf (export "leaf") (param i32) (result i32) (i32.add (i32.mul (local.get 0) (i32.const 3)) (i32.const 1)))
       (func $wrap (export "wrap") (param i32) (result i32) (i32.add (call $twice (local.get 0)) (call $leaf (local.get 0))))
       (func (export "loop") (param $n i32) (result i32) (local $acc i32) (local $k i32)
@@ -260,6 +266,7 @@ describe('the JavaScript tier does what the interpreter does', () => {
           (br_if $outer (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
         (local.get $acc)))`);
     const a = await assemble(`(module
+      (import "b" "pad" (func $pad (param i32) (result i32)))
       (import "b" "leaf" (func $leaf (param i32) (result i32)))
       (import "b" "wrap" (func $wrap (param i32) (result i32)))
       (import "b" "loop" (func $loop (param i32) (result i32)))
@@ -267,6 +274,7 @@ describe('the JavaScript tier does what the interpreter does', () => {
       (func (export "run") (param $n i32) (result i32) (local $acc i32)
         (drop (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4)))
         (loop $l
+          (local.set $acc (i32.add (local.get $acc) (call $pad (local.get $n))))
           (local.set $acc (i32.add (local.get $acc) (call $own (local.get $n))))
           (local.set $acc (i32.add (local.get $acc) (call $leaf (local.get $n))))
           (local.set $acc (i32.add (local.get $acc) (call $wrap (local.get $n))))
@@ -773,7 +781,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
       ex base pc fsp n s32 f32 f64 frames inst store fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
       calling refill fuelReserve true false S32 answer below fill w sliceDeadline translateCallee readyFrame F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
-      at trapAt catch e ia into loop enter xpc xcallee answer cost rejoin returned
+      at trapAt catch e ia into loop enter xpc xcallee answer cost returnsDirectly
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);
     return words;

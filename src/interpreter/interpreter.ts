@@ -165,6 +165,14 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   return answer === OUT_OF_TIME ? 'paused' : null;
 }
 
+/**
+ * The answers after which runStretch goes on where translated code left it (NO_ENTRY, EXIT,
+ * RETURNED), as a mask: one test that every answer passes through, so that V8 has its type
+ * feedback from the first answer on (a comparison first reached after V8 had optimised the
+ * loop, for RETURNED, threw the optimised code away: "insufficient type feedback").
+ */
+const GOES_ON = (1 << NO_ENTRY) | (1 << EXIT) | (1 << RETURNED);
+
 /** runStretch's answer when something it holds constant has changed: call it again. */
 const SWITCH = 'switch';
 
@@ -1388,21 +1396,6 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       } finally {
         left = ex.jitLeft;
       }
-      if (answer === RETURNED) {
-        // It returned into the frame below, as the Return case does (but that no rejoin is
-        // pending: translate.ts); the results are in place.
-        pc = ex.pc;
-        fsp = ex.fsp;
-        if (pc < 0) return 'done';
-        base = ex.base;
-        const id = frames[fsp + 2]!;
-        if (id !== instId) {
-          ex.inst = store.instances[id]!;
-          return SWITCH;
-        }
-        if (inst.code !== code) return SWITCH; // (as for EXIT below)
-        continue;
-      }
       if (answer !== NO_ENTRY) {
         if (mode === ENTER_AFTER_EXIT) jit.noteRejoined();
         pc = ex.pc;
@@ -1411,9 +1404,9 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         // The interpreter goes on from ex.pc; back into the tier after that instruction.
         if (answer === EXIT) ex.rejoin = true;
       }
-      if (answer === NO_ENTRY || answer === EXIT) {
-        // (pc, base, fsp are as they were for NO_ENTRY.) As above: translated code may have
-        // had callees translated.
+      if (((1 << answer) & GOES_ON) !== 0) {
+        // (pc, base, fsp are as they were for NO_ENTRY; the caller's after RETURNED.) As above:
+        // translated code may have had callees translated.
         if (inst.code === code) continue;
         ex.pc = pc;
         ex.base = base;

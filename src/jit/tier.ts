@@ -55,25 +55,29 @@ export function runTranslated(fn: JitFunction, ex: Execution, base: number, pc: 
 }
 
 /**
- * A translated function's return into the interpreter's frame below it (translate.ts, RETURNED):
- * its frame popped as the interpreter's Return pops it, the caller's position for the
- * interpreter, the fuel left. Its results are in place.
+ * Whether a translated function the interpreter entered makes its return into the interpreter's
+ * frame below it itself (translate.ts, RETURNED): not where the caller has a translation, which
+ * the interpreter's Return goes on in (as it looks for one where Execution.rejoin says), nor into
+ * another instance's frame or past the bottom one, which the interpreter's Return sees to. If it does, the caller's position
+ * for the interpreter, as its Return leaves it (the function then writes its results at its
+ * base, which nothing between here and there can stop).
  */
-function returned(ex: Execution, fsp: number, left: number): number {
+function returnsDirectly(ex: Execution, table: JitTable, fsp: number): boolean {
   const frames = ex.frames;
-  ex.pc = frames[fsp - 3]!;
+  const pc = frames[fsp - 3]!;
+  if (ex.rejoin || pc < 0 || frames[fsp - 1] !== ex.inst!.id || table.hasTranslationAt(pc)) return false;
+  ex.pc = pc;
   ex.base = frames[fsp - 2]!;
   ex.fsp = fsp - 3;
-  ex.jitLeft = left;
   ex.answer = RETURNED;
-  return ABNORMAL;
+  return true;
 }
 
 const EMPTY_VIEW = new DataView(new ArrayBuffer(0));
 
 /** What translated code may reach: this and nothing else (docs/jit.md). Made on first use: the modules it names import this one. */
 function helpers(): Record<string, unknown> {
-  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, returned, EMPTY_VIEW });
+  return Object.freeze({ N, Trap, TrapKind, memoryTrap, narrow64, canonicalizeNaN, bulkOperation, indirectCallee, returnsDirectly, EMPTY_VIEW });
 }
 let helperObject: Record<string, unknown> | undefined;
 
@@ -250,6 +254,8 @@ export class JitTable {
    * first run ("Bailed out due to dependency change", "Maps became deprecated").
    */
   private readonly counts = new Float64Array(JitCount.Length);
+  /** hasTranslationAt's last function: where its code starts and ends, and its index. */
+  private readonly lastCaller = new Int32Array(3);
   /** Translations under way (a large function is translated over several slices). */
   private readonly jobs = new Map<number, Generator<void, Translation>>();
 
@@ -278,6 +284,23 @@ export class JitTable {
   /** The milliseconds translation has taken. */
   get translateMs(): number {
     return this.counts[JitCount.TranslateMs]!;
+  }
+
+  /**
+   * Whether the function whose code holds `pc` has a translation, remembering the last function
+   * it looked up (its code's range and index): the returns into one caller come from its calls.
+   * (An Int32Array: fields that change would be taken as constants by V8's optimised code.)
+   */
+  hasTranslationAt(pc: number): boolean {
+    const last = this.lastCaller;
+    if (pc < last[0]! || pc >= last[1]!) {
+      const index = this.functions.functionIndexAt(pc);
+      const at = index * FUNC_INFO_STRIDE;
+      last[0] = this.functions.info[at + FuncInfo.Entry]!;
+      last[1] = this.functions.info[at + FuncInfo.CodeEnd]!;
+      last[2] = index;
+    }
+    return typeof this.fns[last[2]!] === 'function';
   }
 
   /** Counts a return into translated code (`rejoined`). */

@@ -29,10 +29,10 @@
  * - 3 (SWITCH): a bulk instruction left work to do in pieces; the interpreter pauses after it;
  * - 4 (OUT_OF_TIME): the slice's time (ex.sliceDeadline) has passed; paused at a loop header;
  * - 5 (NO_ENTRY): `pc` is not one of its entries; it did nothing;
- * - 6 (RETURNED): it returned (only when n = 0, `ex.rejoin` is not set, and not from an
- *   outlined loop): its results are at `base` in the array and its frame is popped, as the
- *   interpreter's Return leaves them; `ex.pc`, `ex.base`, `ex.fsp` are the caller's (`ex.pc`
- *   < 0: the execution is done).
+ * - 6 (RETURNED): it returned (n = 0; not from an outlined loop; returnsDirectly, tier.ts,
+ *   says where): its results are at `base` in the array and its frame is popped, as the
+ *   interpreter's Return leaves them; the interpreter goes on at `ex.pc`, `ex.base`, `ex.fsp`,
+ *   the caller's, in the same instance.
  *
  * Its entries: the function's entry, its loop headers, and the instruction after each call
  * (host calls included) and memory.grow, so that the interpreter can hand the rest of the
@@ -975,10 +975,10 @@ export function* functionSourceInSteps(
         break;
       }
       case Op.Return: {
-        // To a translated caller, here. To the interpreter, here too (`returned` pops the frame
-        // as the interpreter's Return does: RETURNED), unless the interpreter is to look for
-        // the caller's translation at the return (Execution.rejoin) or this is an outlined
-        // loop: then the interpreter makes the return (the way out stores every word).
+        // To a translated caller, here. To the interpreter, here too where returnsDirectly
+        // (tier.ts) says so: it pops the frame as the interpreter's Return does (RETURNED).
+        // Otherwise, and from an outlined loop, the interpreter makes the return (the way out
+        // stores every word).
         const src = code[pc + 1]!;
         const words = code[pc + 2]!;
         // Not the words no instruction reads (the high words of i32s and f32s: idleWordMask).
@@ -986,7 +986,7 @@ export function* functionSourceInSteps(
           .map((w) => `S32[base + ${num(w)}] = s32[base + ${num(src + w)}];`).join(' ');
         const byInterpreter = `xpc = ${num(pc)}; answer = ${num(EXIT)}; blk = ${leave}; continue;`;
         lines.push(range === null
-          ? `if (n === 0 && ex.rejoin) { ${byInterpreter} } left -= ${num(code[pc + 3]!)}; ${moves} return n === 0 ? returned(ex, fsp, left) : left;`
+          ? `if (n === 0 && !returnsDirectly(ex, table, fsp)) { ${byInterpreter} } left -= ${num(code[pc + 3]!)}; ${moves} if (n === 0) { ex.jitLeft = left; return ${num(ABNORMAL)}; } return left;`
           : `if (n === 0) { ${byInterpreter} } left -= ${num(code[pc + 3]!)}; ${moves} return left;`);
         break;
       }
