@@ -24,6 +24,8 @@ import { uleb } from './helpers/hostile.js';
 import { memoryDigest, resumeInSlices } from './helpers/slices.js';
 import { I32 } from '../src/interpreter/types.js';
 import { CodeBuffer } from '../src/interpreter/code-buffer.js';
+import { FUNC_INFO_STRIDE, FuncInfo } from '../src/interpreter/compiler.js';
+import { ALL_FEATURES } from '../src/interpreter/features.js';
 
 const kernel = (name: string): Uint8Array => readFileSync(new URL(`../bench/kernels/${name}.wasm`, import.meta.url));
 const KERNELS: ReadonlyArray<[string, number]> = [
@@ -217,6 +219,34 @@ describe('the JavaScript tier does what the interpreter does', () => {
       expect(tiered.rejoined).toBeGreaterThanOrEqual(1000);
     });
 
+    it('after a call to a function that cannot be translated, whose translated callee returned into it itself: the rejoin waits for its return', async () => {
+      // $run's translation leaves the interpreter the call to $g (SIMD: never translated); $h,
+      // translated, returns into $g's frame itself (RETURNED), and the rejoin pending is $run's,
+      // at $g's return. (Left to the interpreter, $h's return took the rejoin for $g, and $run
+      // ran on interpreted to the end of its loop.)
+      const module = compileModule(await assemble(`(module
+        (func $h (param i32) (result i32) (i32.add (i32.mul (local.get 0) (i32.const 3)) (i32.const 1)))
+        (func $g (param i32) (result i32) (drop (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4))) (call $h (local.get 0)))
+        (func (export "run") (param $n i32) (result i32) (local $acc i32)
+          (loop $l
+            (local.set $acc (i32.add (local.get $acc) (call $g (local.get $n))))
+            (local.set $acc (i32.xor (i32.mul (local.get $acc) (i32.const 31)) (local.get $n)))
+            (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+          (local.get $acc)))`));
+      const runRun = (jitThreshold: number): { result: string; fuel: number; rejoined: number } => {
+        const store = new Store(new Engine(), { jitThreshold });
+        const inst = instantiate(store, module, () => undefined);
+        store.fuel = 1e9;
+        const before = module.jit?.rejoined ?? 0;
+        const results = resumeInSlices(invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(2000)]), 1e9);
+        return { result: results.map(String).join(','), fuel: 1e9 - store.fuel, rejoined: (module.jit?.rejoined ?? 0) - before };
+      };
+      const interpreted = runRun(Infinity);
+      const tiered = runRun(0);
+      expect({ ...tiered, rejoined: 0 }).toEqual({ ...interpreted, rejoined: 0 });
+      expect(tiered.rejoined).toBeGreaterThanOrEqual(2000);
+    });
+
     it('after a pause at a callee\'s entry, and a callee\'s return through the interpreter, fuel exact', async () => {
       const module = compileModule(await assemble(LOOP('(call_indirect (type $t) (local.get $n) (i32.const 0))')));
       const interpreted = run(module, Infinity, 1e9);
@@ -243,12 +273,12 @@ describe('the JavaScript tier does what the interpreter does', () => {
 
   it('a translated function returns into the interpreter\'s frame below it, itself or through the interpreter: at the bottom, across instances, with a rejoin pending; results and fuel exact', async () => {
     // A.run stays interpreted (a SIMD instruction) and calls translated callees: A's own $own
-    // and B's $leaf return into its frame themselves (RETURNED). B.loop is entered at its inner
-    // loop's header by the interpreter (it gets hot there, or is called from A): its return is
-    // left to the interpreter — into A's frame, another instance, or past the bottom frame,
-    // where the execution is done — and so is $wrap's, whose translation leaves the interpreter
-    // its host call (a rejoin pending at the return). B's $pad, called first and never
-    // translated (SIMD), holds the start of B's code, where A's calls return to.
+    // and B's $leaf and $wrap (whose translation leaves the interpreter its host call: a rejoin
+    // pending at its return) return into its frame themselves (RETURNED). B.loop is entered at
+    // its inner loop's header by the interpreter (it gets hot there, or is called from A): its
+    // return is left to the interpreter — into A's frame, another instance, or past the bottom
+    // frame, where the execution is done. B's $pad, called first and never translated (SIMD),
+    // holds the start of B's code, where A's calls return to.
     const b = await assemble(`(module
       (import "env" "twice" (func $twice (param i32) (result i32)))
       (func $pad (export "pad") (param i32) (result i32)
@@ -298,6 +328,29 @@ describe('the JavaScript tier does what the interpreter does', () => {
         for (const slice of [1e9, 7, 23]) expect({ jitThreshold, slice, entry, ...run(jitThreshold, slice, entry) }).toEqual({ jitThreshold, slice, entry, ...interpreted });
       }
     }
+  });
+
+  it('JitTable.hasTranslationAt answers for the function whose code holds a position, whatever it looked up last', () => {
+    // Its cache holds the last function's code range: a stale range would answer for the wrong
+    // function. Against a look-up of every position afresh, in an order that jumps about.
+    const module = compileModule(kernel('indirect'), ALL_FEATURES, { lazyTranslation: false });
+    const fns = module.functions;
+    const table = new JitTable(fns);
+    const count = fns.info.length / FUNC_INFO_STRIDE;
+    expect(count).toBeGreaterThan(10);
+    for (let i = 0; i < count; i += 3) table.fns[i] = () => 0;
+    const end = Math.max(...Array.from({ length: count }, (_, i) => fns.info[i * FUNC_INFO_STRIDE + FuncInfo.CodeEnd]!));
+    let seed = 7;
+    let pc = 0;
+    const wrong: number[] = [];
+    for (let k = 0; k < 20_000; k++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      // Steps to nearby positions (one caller's returns), and jumps.
+      pc = seed % 5 === 0 ? (seed >>> 3) % end : Math.max(0, Math.min(end - 1, pc + ((seed >>> 3) % 129) - 64));
+      const index = fns.functionIndexAt(pc);
+      if (table.hasTranslationAt(pc) !== (typeof table.fns[index] === 'function')) wrong.push(pc);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('the call stack runs out at the same depth, as a trap, never a JavaScript RangeError', async () => {

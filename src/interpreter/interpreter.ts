@@ -149,18 +149,18 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
     return 'paused';
   }
   ex.jitLeft = (store.fuel - checkpoint) | 0;
-  // Its return, if it makes it, goes through the interpreter, which looks for its caller's
-  // translation there (translate.ts: RETURNED is for the calls the interpreter makes).
-  ex.rejoin = true;
   let answer: number;
   try {
     answer = runTranslated(translated, ex, ex.base, ex.pc, ex.fsp);
   } finally {
     store.fuel = checkpoint + ex.jitLeft;
   }
-  ex.rejoin = answer === NO_ENTRY || answer === EXIT || answer === PAUSE;
-  if (answer === NO_ENTRY) return null;
+  if (answer === NO_ENTRY) {
+    ex.rejoin = true;
+    return null;
+  }
   jit.noteRejoined();
+  if (answer === EXIT || answer === PAUSE) ex.rejoin = true;
   if (answer === PAUSE) return pauseOrRunOut(store.fuel);
   return answer === OUT_OF_TIME ? 'paused' : null;
 }

@@ -57,15 +57,17 @@ export function runTranslated(fn: JitFunction, ex: Execution, base: number, pc: 
 /**
  * Whether a translated function the interpreter entered makes its return into the interpreter's
  * frame below it itself (translate.ts, RETURNED): not where the caller has a translation, which
- * the interpreter's Return goes on in (as it looks for one where Execution.rejoin says), nor into
- * another instance's frame or past the bottom one, which the interpreter's Return sees to. If it does, the caller's position
- * for the interpreter, as its Return leaves it (the function then writes its results at its
- * base, which nothing between here and there can stop).
+ * the interpreter's Return goes on in; nor past the bottom frame or into another instance's,
+ * which only the interpreter's Return sees to. If it does, the caller's position for the
+ * interpreter, as its Return leaves it (the function then writes its results at its base, which
+ * nothing between here and there can stop). A rejoin pending (Execution.rejoin) stays pending,
+ * for the interpreter's next Return: it may be a frame further down's, whose translation left
+ * the interpreter a call to a function that cannot be translated.
  */
 function returnsDirectly(ex: Execution, table: JitTable, fsp: number): boolean {
   const frames = ex.frames;
   const pc = frames[fsp - 3]!;
-  if (ex.rejoin || pc < 0 || frames[fsp - 1] !== ex.inst!.id || table.hasTranslationAt(pc)) return false;
+  if (pc < 0 || frames[fsp - 1] !== ex.inst!.id || table.hasTranslationAt(pc)) return false;
   ex.pc = pc;
   ex.base = frames[fsp - 2]!;
   ex.fsp = fsp - 3;
