@@ -11,14 +11,14 @@ import {
 } from '../src/interpreter/index.js';
 import { functionSource } from '../src/jit/translate.js';
 import { structuredBlocks } from '../src/jit/structure.js';
-import { JitTable, translationInSteps } from '../src/jit/tier.js';
+import { JitTable, translationInSteps, type TranslationSizes } from '../src/jit/tier.js';
 import { BRANCH_OPS, DATA_OPS } from '../src/jit/templates.generated.js';
 import { generate } from '../scripts/gen-jit-templates.js';
 import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
 import { TARGET_SLICE_MS } from '../src/sandbox/driver.js';
 import { Execution } from '../src/interpreter/execution.js';
 import { DEFAULT_FUZZ_INPUT_SIZE, FUZZ_ENGINE_FEATURES, generateFuzzModule } from './fuzz/binaryen-gen.js';
-import { runDifferential } from './fuzz/differential.js';
+import { type ModuleResult, runDifferential } from './fuzz/differential.js';
 import { assemble } from './helpers/engine-oracle.js';
 import { uleb } from './helpers/hostile.js';
 import { memoryDigest, resumeInSlices } from './helpers/slices.js';
@@ -795,23 +795,100 @@ describe('differential fuzzing of the tier', () => {
   }, 120_000);
 });
 
+describe('pieces: a function too long to translate whole', () => {
+  /**
+   * Unrolled rounds, as hash and cipher code is written: i64 mixing of four locals, memory
+   * read and written, every fourth round inside a block that a branch may skip, a call every
+   * 50 rounds and one small loop in the middle. `rounds` of them make a function far past the
+   * translator's limits (MAX_TRANSLATED_WORDS, MAX_SOURCE_CHARS).
+   */
+  async function unrolled(rounds: number): Promise<Uint8Array> {
+    const round = (i: number): string => `
+      (local.set $a (i64.add (local.get $a) (i64.xor (local.get $b) (i64.const ${(i * 0x9e3779b1) % 0x7fffffff}))))
+      (local.set $b (i64.rotl (i64.xor (local.get $b) (local.get $c)) (i64.const ${(i * 7) % 63 + 1})))
+      (local.set $c (i64.mul (local.get $c) (i64.or (local.get $d) (i64.const 1))))
+      (local.set $d (i64.sub (local.get $d) (i64.load (i32.and (i32.wrap_i64 (local.get $a)) (i32.const 0xff8)))))
+      (i64.store (i32.and (i32.wrap_i64 (local.get $b)) (i32.const 0xff8)) (local.get $c))`;
+    const body: string[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const text = i % 4 === 0 ? `(block $s${i} (br_if $s${i} (i64.eqz (i64.and (local.get $a) (i64.const 3)))) ${round(i)})` : round(i);
+      body.push(text);
+      if (i % 50 === 25) body.push('(local.set $a (call $mix (local.get $a) (local.get $d)))');
+      if (i === rounds >> 1) body.push('(local.set $k (i32.const 7)) (loop $l (local.set $c (i64.add (local.get $c) (i64.extend_i32_u (local.get $k)))) (br_if $l (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))');
+    }
+    return assemble(`(module (memory 1)
+      (func $mix (param i64 i64) (result i64) (i64.xor (i64.rotl (local.get 0) (i64.const 17)) (local.get 1)))
+      (func $rounds (param $a i64) (result i64) (local $b i64) (local $c i64) (local $d i64) (local $k i32)
+        (local.set $b (i64.const 0x0123456789abcdef)) (local.set $c (i64.const 3)) (local.set $d (i64.const 5))
+        ${body.join('\n')}
+        (i64.xor (i64.xor (local.get $a) (local.get $b)) (i64.xor (local.get $c) (local.get $d))))
+      (func (export "run") (param $n i32) (result i32) (local $x i64)
+        (loop $l
+          (local.set $x (call $rounds (i64.add (local.get $x) (i64.extend_i32_u (local.get $n)))))
+          (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+        (i32.xor (i32.wrap_i64 (local.get $x)) (i32.wrap_i64 (i64.shr_u (local.get $x) (i64.const 32))))))`);
+  }
+
+  it('runs in pieces, each a function of its own: result, fuel and memory as the interpreter\'s, at once and in slices, and out of fuel at the same point', async () => {
+    const bytes = await unrolled(700);
+    const probe = compileModule(bytes);
+    expect(functionSource(probe.functions, 1)).toBeNull(); // too long whole
+    const at = 1 * FUNC_INFO_STRIDE;
+    expect(probe.functions.info[at + FuncInfo.CodeEnd]! - probe.functions.info[at + FuncInfo.Entry]!).toBeGreaterThan(12_000);
+    const reference = runKernel(compileModule(bytes), 30, Infinity, 1e12, 1e9);
+    expect(reference.outcome).not.toMatch(/trap|error/);
+    /** The module with $rounds translated as the policy translates a function hot through its calls (a translation takes many steps). */
+    const inPieces = (): CompiledModule => {
+      const module = compileModule(bytes);
+      const table = (module.jit = new JitTable(module.functions));
+      expect(typeof table.translate(1, Infinity, false)).toBe('function');
+      expect(table.pieces).toBeGreaterThan(3);
+      return module;
+    };
+    for (const slice of [1e9, 997, 13]) expect(runKernel(inPieces(), 30, 0, 1e12, slice)).toEqual(reference);
+    // Out of fuel in the middle of a piece: the same fuel, the same memory.
+    for (const fuel of [Math.floor(reference.fuel / 3), Math.floor(reference.fuel / 2) + 17]) {
+      const interpreted = runKernel(compileModule(bytes), 30, Infinity, fuel, 1e9);
+      expect(interpreted.outcome).toMatch(/trap: .*fuel/);
+      expect(runKernel(inPieces(), 30, 0, fuel, 991)).toEqual(interpreted);
+    }
+  });
+
+  it('larger Binaryen modules with every translation past 3,000 characters cut into pieces of 600: Node\'s results, the interpreter\'s fuel', () => {
+    const { mismatches, tiered } = largerFuzzedInBothTiers(7400, 24, { sizes: { maxChars: 3_000, pieceChars: 600 } });
+    expect(mismatches).toEqual([]);
+    expect(tiered.reduce((sum, r) => sum + r.ourPieces, 0)).toBeGreaterThan(20);
+  }, 120_000);
+});
+
+/**
+ * Larger Binaryen modules (seeds `from`, `from` + 1, ...), run interpreted and with every function
+ * translated on its first call (`options` for the tier), sync and sliced in turn: how the tiered
+ * runs differ from Node's (results, traps, memory, globals) and from the interpreter's fuel and
+ * host calls; the tiered runs.
+ */
+function largerFuzzedInBothTiers(from: number, count: number, options: { outlineAbove?: number; sizes?: TranslationSizes }): { mismatches: unknown[]; tiered: ModuleResult[] } {
+  const mismatches: unknown[] = [];
+  const tiered: ModuleResult[] = [];
+  for (let seed = from; seed < from + count; seed++) {
+    const bytes = generateFuzzModule(seed, 4 * DEFAULT_FUZZ_INPUT_SIZE, (['none', 'O2', 'fuzz-passes'] as const)[seed % 3]!);
+    const driver = seed % 2 === 0 ? 'sync' : 'sliced';
+    const interpreted = runDifferential(bytes, { jitThreshold: Infinity, driver, driverSeed: seed, triageNan: false });
+    const result = runDifferential(bytes, { jitThreshold: 0, ...options, driver, driverSeed: seed, triageNan: false });
+    if (result.divergences.length > 0) mismatches.push({ seed, against: 'node', first: result.divergences[0] });
+    if (JSON.stringify(result.ourFuel) !== JSON.stringify(interpreted.ourFuel) || result.hostCalls !== interpreted.hostCalls) {
+      mismatches.push({ seed, against: 'interpreter', fuel: [interpreted.ourFuel, result.ourFuel], hostCalls: [interpreted.hostCalls, result.hostCalls] });
+    }
+    tiered.push(result);
+  }
+  return { mismatches, tiered };
+}
+
 describe('outlined loops under the fuzzer', () => {
   it('larger Binaryen modules with loops outlined wherever a translation passes 2,000 characters: Node\'s results, the interpreter\'s fuel', () => {
-    let outlined = 0;
-    const mismatches: unknown[] = [];
-    for (let seed = 7300; seed < 7332; seed++) {
-      const bytes = generateFuzzModule(seed, 4 * DEFAULT_FUZZ_INPUT_SIZE, (['none', 'O2', 'fuzz-passes'] as const)[seed % 3]!);
-      const driver = seed % 2 === 0 ? 'sync' : 'sliced';
-      const interpreted = runDifferential(bytes, { jitThreshold: Infinity, driver, driverSeed: seed, triageNan: false });
-      const tiered = runDifferential(bytes, { jitThreshold: 0, outlineAbove: 2_000, driver, driverSeed: seed, triageNan: false });
-      if (tiered.divergences.length > 0) mismatches.push({ seed, against: 'node', first: tiered.divergences[0] });
-      if (JSON.stringify(tiered.ourFuel) !== JSON.stringify(interpreted.ourFuel) || tiered.hostCalls !== interpreted.hostCalls) {
-        mismatches.push({ seed, against: 'interpreter', fuel: [interpreted.ourFuel, tiered.ourFuel], hostCalls: [interpreted.hostCalls, tiered.hostCalls] });
-      }
-      outlined += tiered.ourOutlined;
-    }
+    const { mismatches, tiered } = largerFuzzedInBothTiers(7300, 32, { outlineAbove: 2_000 });
     expect(mismatches).toEqual([]);
-    expect(outlined).toBeGreaterThan(10);
+    expect(tiered.reduce((sum, r) => sum + r.ourOutlined, 0)).toBeGreaterThan(10);
   }, 120_000);
 });
 
@@ -871,9 +948,9 @@ describe('the generated source: templates and numbers, nothing of the module', (
           const steps = translationInSteps(m.functions, i, limit);
           let step = steps.next();
           while (step.done !== true) step = steps.next();
-          const translations = step.value === null ? [] : [step.value.whole, ...step.value.loops];
+          const translations = step.value === null ? [] : [step.value.whole, ...step.value.ranges];
           for (const { source: text } of translations) problems.push(...checkSource(text, words).map((p) => `function ${i}, outlined: ${p}`));
-          loops += step.value?.loops.length ?? 0;
+          loops += step.value?.ranges.length ?? 0;
         }
       }
     }

@@ -22,7 +22,7 @@ import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
 import {
-  ABNORMAL, bodyTranslated, CLOCK_FUEL, EXIT, FACTORY_STATE, RETURNED, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedLoop, TOO_LONG, type TranslatedSource,
+  ABNORMAL, bodyTranslated, CLOCK_FUEL, EXIT, FACTORY_STATE, RETURNED, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedRange, piecesOf, TOO_LONG, type TranslatedSource,
 } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
@@ -112,6 +112,21 @@ const MIN_CHARS_PER_WORD = 15;
 const ESTIMATED_CHARS_PER_WORD = 25;
 const MIN_FUEL_PER_ENTRY = 400;
 
+/**
+ * Pieces. A function whose translation would be too long (MAX_SOURCE_CHARS, MAX_TRANSLATED_WORDS)
+ * even with its loops outlined is cut into pieces of about PIECE_CHARS characters (by
+ * ESTIMATED_CHARS_PER_WORD), each a JavaScript function of its own that the function's
+ * translation calls in turn (translate.ts, piecesOf): V8 optimises each piece, where it would
+ * leave the whole in its baseline tiers, slower than the interpreter (MAX_SOURCE_CHARS). The cuts
+ * are where no branch crosses, so control goes through the pieces in order, each entered once a
+ * call at most (a loop stays in one piece): the words handed over between pieces cost little
+ * beside a piece's work. Unrolled code is made so — hash and cipher rounds, whose functions run
+ * to tens of thousands of words — and stayed interpreted until 2026-12-01. A function with no
+ * such cut (one long loop, as a parser's) stays interpreted. Pieces are not on trial: without
+ * them the function has no translation.
+ */
+const PIECE_CHARS = 32_000;
+
 /** How an outlined loop has paid so far (across the translations of its function). */
 class LoopTrial {
   entries = 0;
@@ -147,47 +162,83 @@ class Outlining {
 }
 
 /** What translating a function gives: its source and its outlined loops, or nothing (null). */
-type Translation = { readonly whole: TranslatedSource; readonly loops: readonly OutlinedLoop[] } | null;
+type Translation = { readonly whole: TranslatedSource; readonly ranges: readonly OutlinedRange[] } | null;
+
+/** How long translations may be (characters): whole, and a piece's (JitTable's options; tests lower them). */
+export interface TranslationSizes {
+  readonly maxChars: number;
+  readonly pieceChars: number;
+}
+const DEFAULT_SIZES: TranslationSizes = { maxChars: MAX_SOURCE_CHARS, pieceChars: PIECE_CHARS };
 
 /**
  * Function `index`'s translation in steps (functionSourceInSteps): whole, or past `outlineAbove`
- * characters with its loops outlined, but for those whose headers are in `kept`.
+ * characters with its loops outlined, but for those whose headers are in `kept`; in pieces
+ * where it is too long either way.
  */
 export function* translationInSteps(
-  fns: CompiledFunctions, index: number, outlineAbove: number, kept: ReadonlySet<number> = new Set(),
+  fns: CompiledFunctions, index: number, outlineAbove: number, kept: ReadonlySet<number> = new Set(), sizes = DEFAULT_SIZES,
 ): Generator<void, Translation> {
-  const limit = Math.min(outlineAbove, MAX_SOURCE_CHARS);
+  const { maxChars } = sizes;
+  const limit = Math.min(outlineAbove, maxChars);
   yield* bodyTranslated(fns, index);
   const at = index * FUNC_INFO_STRIDE;
   const words = fns.info[at + FuncInfo.CodeEnd]! - fns.info[at + FuncInfo.Entry]!;
   // Whole first, unless it is sure to pass the limit; past it, how long its words make it.
   let whole: TranslatedSource | typeof TOO_LONG | null | undefined;
   let charsPerWord = ESTIMATED_CHARS_PER_WORD;
-  if (limit === MAX_SOURCE_CHARS || words <= limit / MIN_CHARS_PER_WORD) {
-    whole = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS);
+  if (limit === maxChars || words <= limit / MIN_CHARS_PER_WORD) {
+    whole = yield* functionSourceInSteps(fns, index, null, maxChars);
     if (whole === null) return null;
     if (whole !== TOO_LONG) {
-      if (whole.source.length <= limit) return { whole, loops: [] };
+      if (whole.source.length <= limit) return { whole, ranges: [] };
       charsPerWord = whole.source.length / words;
     }
   }
-  if (limit === MAX_SOURCE_CHARS) return null; // (too long whole, and not hot through its loops)
+  // Too long whole, and not hot through its loops (whose outlining is not tried): in pieces.
+  if (limit === maxChars) return yield* inPieces(fns, index, sizes);
   // Outlining pays where the loops take much of the function away; otherwise the function stays
   // long (V8 optimises it as late) and only gains the calls — lz4-wasm's two hot functions, their
   // outlined loops 15% and 28% of their words, and the rest of each longer than it was whole. A
   // function too long to translate whole has nothing to lose, unless what its loops leave is
   // sure to be too long as well (dprint-json has twenty such functions).
   const share = yield* loopShare(fns, index, limit / charsPerWord, kept);
-  const outerSureTooLong = words * (1 - share) > MAX_SOURCE_CHARS / MIN_CHARS_PER_WORD;
+  const outerSureTooLong = words * (1 - share) > maxChars / MIN_CHARS_PER_WORD;
   if (!outerSureTooLong && (whole === TOO_LONG || share >= MIN_LOOP_SHARE)) {
     const loops = yield* outlinedLoopsInSteps(fns, index, limit, kept);
     if (loops.length > 0) {
-      const outer = yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS, loops);
-      if (outer !== TOO_LONG && outer !== null) return { whole: outer, loops };
+      const outer = yield* functionSourceInSteps(fns, index, null, maxChars, loops);
+      if (outer !== TOO_LONG && outer !== null) return { whole: outer, ranges: loops };
     }
   }
-  whole ??= yield* functionSourceInSteps(fns, index, null, MAX_SOURCE_CHARS);
-  return whole === TOO_LONG || whole === null ? null : { whole, loops: [] };
+  whole ??= yield* functionSourceInSteps(fns, index, null, maxChars);
+  if (whole === null) return null;
+  return whole === TOO_LONG ? yield* inPieces(fns, index, sizes) : { whole, ranges: [] };
+}
+
+/**
+ * Function `index`'s translation in pieces (PIECE_CHARS); a piece whose translation comes out too
+ * long is cut in two again. Null where it cannot be cut so.
+ */
+function* inPieces(fns: CompiledFunctions, index: number, { maxChars, pieceChars }: TranslationSizes): Generator<void, Translation> {
+  const cuts = piecesOf(fns, index, Math.max(1, Math.floor(pieceChars / ESTIMATED_CHARS_PER_WORD)));
+  yield;
+  if (cuts === null) return null;
+  const pieces: OutlinedRange[] = [];
+  while (cuts.length > 0) {
+    const range = cuts.shift()!;
+    const piece = yield* functionSourceInSteps(fns, index, range, maxChars);
+    if (piece === null) return null;
+    if (piece === TOO_LONG) {
+      const halves = piecesOf(fns, index, Math.floor((range.to - range.from) / 2), range);
+      if (halves === null) return null;
+      cuts.unshift(...halves);
+      continue;
+    }
+    pieces.push({ ...range, ...piece, kind: 'piece' });
+  }
+  const outer = yield* functionSourceInSteps(fns, index, null, maxChars, pieces);
+  return outer === TOO_LONG || outer === null ? null : { whole: outer, ranges: pieces };
 }
 
 /**
@@ -220,10 +271,10 @@ function* loopShare(fns: CompiledFunctions, index: number, maxWords: number, kep
 }
 
 /** The translations of function `index`'s loops that outlining takes, each up to `maxChars`. */
-function outlinedLoopsInSteps(fns: CompiledFunctions, index: number, maxChars: number, kept: ReadonlySet<number>): Generator<void, OutlinedLoop[]> {
-  return loopsTaken(fns, index, kept, function* (loop): Generator<void, OutlinedLoop | typeof TOO_LONG | null> {
+function outlinedLoopsInSteps(fns: CompiledFunctions, index: number, maxChars: number, kept: ReadonlySet<number>): Generator<void, OutlinedRange[]> {
+  return loopsTaken(fns, index, kept, function* (loop): Generator<void, OutlinedRange | typeof TOO_LONG | null> {
     const translated = yield* functionSourceInSteps(fns, index, loop, maxChars);
-    return translated === TOO_LONG || translated === null ? translated : { from: loop.from, to: loop.to, ...translated };
+    return translated === TOO_LONG || translated === null ? translated : { from: loop.from, to: loop.to, ...translated, kind: 'loop' };
   });
 }
 
@@ -232,6 +283,7 @@ const enum JitCount {
   Translated,
   LoopsOutlined,
   LoopsPutBack,
+  Pieces,
   Rejoined,
   TranslateMs,
   Length,
@@ -275,6 +327,11 @@ export class JitTable {
     return this.counts[JitCount.LoopsPutBack]!;
   }
 
+  /** How many pieces functions too long to translate whole were cut into (PIECE_CHARS). */
+  get pieces(): number {
+    return this.counts[JitCount.Pieces]!;
+  }
+
   /**
    * How many times an execution went back into translated code where the interpreter stood:
    * at its start, or after doing what the tier had left it (Execution.rejoin).
@@ -310,8 +367,8 @@ export class JitTable {
     this.counts[JitCount.Rejoined]!++;
   }
 
-  /** `outlineAbove`: OUTLINE_ABOVE (less in tests, to outline more). */
-  constructor(readonly functions: CompiledFunctions, private readonly outlineAbove = OUTLINE_ABOVE) {
+  /** `outlineAbove`: OUTLINE_ABOVE; `sizes`: MAX_SOURCE_CHARS, PIECE_CHARS (less in tests, to outline and cut more). */
+  constructor(readonly functions: CompiledFunctions, private readonly outlineAbove = OUTLINE_ABOVE, private readonly sizes = DEFAULT_SIZES) {
     const count = functions.info.length / FUNC_INFO_STRIDE;
     this.fns = new Array<JitFunction | null | undefined>(count).fill(undefined);
     this.heat = new Int32Array(count);
@@ -349,7 +406,7 @@ export class JitTable {
   translate(index: number, budgetMs = Infinity, hotThroughLoops = true): JitFunction | null | undefined {
     const have = this.fns[index];
     if (have !== undefined) return have;
-    const job = this.jobs.get(index) ?? translationInSteps(this.functions, index, hotThroughLoops ? this.outlineAbove : MAX_SOURCE_CHARS);
+    const job = this.jobs.get(index) ?? translationInSteps(this.functions, index, hotThroughLoops ? this.outlineAbove : this.sizes.maxChars, new Set(), this.sizes);
     const step = this.advance(job, budgetMs);
     if (step.done !== true) {
       this.jobs.set(index, job);
@@ -375,14 +432,14 @@ export class JitTable {
     return this.outlined[index]![k]!;
   }
 
-  /** The function of a translation, its outlined loops made (and put on trial) with it. */
+  /** The function of a translation, its outlined ranges made with it (the loops put on trial). */
   private install(index: number, translation: Translation): JitFunction | null {
     if (translation === null) return null;
     const started = performance.now();
-    if (translation.loops.length > 0) {
-      let outlining = this.outlining.get(index);
-      if (outlining === undefined) this.outlining.set(index, (outlining = new Outlining()));
-      this.outlined[index] = translation.loops.map((loop, k) => this.onTrial(index, k, loop, outlining, this.make(loop)));
+    const { ranges } = translation;
+    if (ranges.length > 0) {
+      this.outlined[index] = ranges.map((range, k) => (range.kind === 'loop' ? this.onTrial(index, k, range, this.outliningOf(index), this.make(range)) : this.make(range)));
+      this.counts[JitCount.Pieces] += ranges.filter((range) => range.kind === 'piece').length;
     } else {
       this.outlined[index] = undefined;
     }
@@ -396,7 +453,14 @@ export class JitTable {
    * found to pay; before, through a wrapper that counts its entries and their fuel, and once it
    * has been found not to, that takes steps of the translation without it.
    */
-  private onTrial(index: number, k: number, loop: OutlinedLoop, outlining: Outlining, fn: JitFunction): JitFunction {
+  /** Function `index`'s record of its outlined loops' trials. */
+  private outliningOf(index: number): Outlining {
+    let outlining = this.outlining.get(index);
+    if (outlining === undefined) this.outlining.set(index, (outlining = new Outlining()));
+    return outlining;
+  }
+
+  private onTrial(index: number, k: number, loop: OutlinedRange, outlining: Outlining, fn: JitFunction): JitFunction {
     let trial = outlining.trials.get(loop.from);
     if (trial === undefined) {
       outlining.trials.set(loop.from, (trial = new LoopTrial()));
@@ -440,7 +504,7 @@ export class JitTable {
     if (outlining.job === null && outlining.kept.size === outlining.keptInstalled) return;
     this.step(deadline, (budgetMs) => {
       if (outlining.job === null) {
-        outlining.job = translationInSteps(this.functions, index, this.outlineAbove, new Set(outlining.kept));
+        outlining.job = translationInSteps(this.functions, index, this.outlineAbove, new Set(outlining.kept), this.sizes);
         outlining.keptByJob = outlining.kept.size;
       }
       const step = this.advance(outlining.job, budgetMs);

@@ -725,8 +725,13 @@ export interface TranslatedSource {
   readonly touched: FrameWords;
 }
 
-/** A loop translated as a function of its own, which its function's translation calls (tier.ts). */
-export interface OutlinedLoop extends CodeRange, TranslatedSource {}
+/**
+ * Part of a function translated as a function of its own, which its function's translation
+ * calls (tier.ts): one of its loops, or a piece of a function too long to translate whole.
+ */
+export interface OutlinedRange extends CodeRange, TranslatedSource {
+  readonly kind: 'loop' | 'piece';
+}
 
 /**
  * Function `index`'s body as the interpreter's code, which the tier reads: translated now, in a
@@ -767,7 +772,7 @@ export function functionSource(fns: CompiledFunctions, index: number): string | 
  * where each starts, handing over only the words the loop touches.
  */
 export function* functionSourceInSteps(
-  fns: CompiledFunctions, index: number, range: CodeRange | null = null, maxChars = MAX_SOURCE_CHARS, outlined: readonly OutlinedLoop[] = [],
+  fns: CompiledFunctions, index: number, range: CodeRange | null = null, maxChars = MAX_SOURCE_CHARS, outlined: readonly OutlinedRange[] = [],
 ): Generator<void, TranslatedSource | typeof TOO_LONG | null> {
   yield* bodyTranslated(fns, index);
   const { code, info } = fns;
@@ -776,7 +781,7 @@ export function* functionSourceInSteps(
   const entry = range?.from ?? functionEntry;
   const end = range?.to ?? info[at + FuncInfo.CodeEnd]!;
   if (functionEntry < 0) return null;
-  if (end - entry > MAX_TRANSLATED_WORDS) return TOO_LONG;
+  if (end - entry - outlined.reduce((sum, r) => sum + r.to - r.from, 0) > MAX_TRANSLATED_WORDS) return TOO_LONG;
   const inRange = (pc: number): boolean => pc >= entry && pc < end;
   const i32Copies = copiesOfI32(fns.i32Copies, entry, end);
 
@@ -784,34 +789,49 @@ export function* functionSourceInSteps(
   const starts: number[] = [];
   const isStart = new Set<number>();
   const leaders = new Set<number>([entry]);
-  // (A range starts at a loop header, an entry as such.)
-  const entries: number[] = range === null ? [entry] : [];
+  // (A range is entered at its start: a loop header, or a piece's first instruction.)
+  const entries: number[] = [entry];
   // Where the interpreter may hand the function back (Execution.rejoin): after the calls and
   // memory.grows inside a loop. Outside every loop the rest of the function runs once, and the
   // interpreter finishes it; each entry costs the code a join.
   const handBacks: number[] = [];
   const loops: Array<[number, number]> = [];
-  // Outlined loops (tier.ts): each is a function of its own, called where its header is; the
-  // points inside it where the function can be entered enter it, and where control leaves it
-  // are blocks here.
+  // Outlined ranges (tier.ts: loops, pieces): each is a function of its own, called where it
+  // starts; the points inside it where the function can be entered enter it — as the range's
+  // own translation takes them: its loop headers, and its hand-back points inside a loop of its
+  // own — and where control leaves it are blocks here.
   const outlinedAt = (pc: number): number => outlined.findIndex((r) => pc >= r.from && pc < r.to);
   const intoOutlined: Array<[number, number]> = [];
   const exitsOf: Array<Set<number>> = outlined.map(() => new Set<number>());
+  const handBacksInto: Array<[number, number]> = [];
+  const loopsInto: Array<[number, number, number]> = [];
   for (let pc = entry; pc < end; ) {
     const size = sizeAt(code, pc);
     if (size === null) return null;
     const k = outlined.length > 0 ? outlinedAt(pc) : -1;
-    if (k >= 0 && pc !== outlined[k]!.from) {
+    if (k >= 0) {
+      const { from, to } = outlined[k]!;
       const op = code[pc]!;
-      const into = op === Op.Loop ? pc : pc + size;
-      if ((op === Op.Loop || handsBack(op)) && into < outlined[k]!.to && !intoOutlined.some(([p]) => p === into)) intoOutlined.push([into, k]);
+      if (pc === from) {
+        // Where this calls the range: a block of its own, an entry at a loop header.
+        starts.push(pc);
+        isStart.add(pc);
+        leaders.add(pc);
+        if (op === Op.Loop) entries.push(pc);
+      } else if (op === Op.Loop) {
+        if (!intoOutlined.some(([p]) => p === pc)) intoOutlined.push([pc, k]);
+      } else if (handsBack(op) && pc + size < to) {
+        handBacksInto.push([pc + size, k]);
+      }
       for (const t of targetsAt(code, pc)) {
-        if (inRange(t) && outlinedAt(t) !== k) {
+        if (t >= from && t < to) {
+          if (t <= pc && code[t] === Op.Loop) loopsInto.push([t, pc, k]);
+        } else if (inRange(t)) {
           leaders.add(t);
           exitsOf[k]!.add(t);
         }
       }
-      if (pc + size === outlined[k]!.to && pc + size < end) {
+      if (pc + size === to && pc + size < end) {
         leaders.add(pc + size);
         exitsOf[k]!.add(pc + size);
       }
@@ -840,6 +860,11 @@ export function* functionSourceInSteps(
     leaders.add(at);
     entries.push(at);
   }
+  for (const [at, k] of handBacksInto) {
+    if (!loopsInto.some(([header, backEdge, kk]) => kk === k && header < at && at <= backEdge)) continue;
+    if (!intoOutlined.some(([p]) => p === at)) intoOutlined.push([at, k]);
+  }
+  intoOutlined.sort((a, b) => a[0] - b[0]);
   for (const t of leaders) if (!isStart.has(t)) return null; // a target inside an instruction: not code we wrote
   const blockOf = new Map<number, number>();
   [...leaders].sort((a, b) => a - b).forEach((pc, i) => blockOf.set(pc, i));
@@ -1164,4 +1189,54 @@ export function loopNests(fns: CompiledFunctions, index: number): LoopNest[] {
     return out;
   };
   return nest(info[at + FuncInfo.Entry]!, end);
+}
+
+/**
+ * Function `index`'s code (or the part of it `within`, itself a piece) cut into pieces of
+ * `pieceWords` words at least (tier.ts, pieces), at positions no branch of the function crosses
+ * but for one that lands there: so each piece is entered at its start only, by falling into it
+ * or a branch to it, and control leaves it forward only, to the start of the next piece (or
+ * returns). A loop stays whole in one piece. Null where there is no such position, or the code
+ * holds an instruction the tier does not know.
+ */
+export function piecesOf(fns: CompiledFunctions, index: number, pieceWords: number, within: CodeRange | null = null): CodeRange[] | null {
+  const { code, info } = fns;
+  const at = index * FUNC_INFO_STRIDE;
+  const entry = info[at + FuncInfo.Entry]!;
+  const end = info[at + FuncInfo.CodeEnd]!;
+  if (entry < 0) return null;
+  const [first, last] = within === null ? [entry, end] : [within.from, within.to];
+  // How many branches cross each position, as differences: a branch from `pc` to `t` crosses
+  // the positions after pc up to t (not t itself), or after t up to pc (a branch back).
+  const crossing = new Int32Array(end - entry + 1);
+  const starts: number[] = [];
+  for (let pc = entry; pc < end; ) {
+    const size = sizeAt(code, pc);
+    if (size === null) return null;
+    starts.push(pc);
+    for (const t of targetsAt(code, pc)) {
+      if (t < entry || t >= end) return null; // (not code the compiler wrote)
+      const [low, high] = t > pc ? [pc + 1, t] : [t + 1, pc + 1];
+      crossing[low - entry]++;
+      crossing[high - entry]--;
+    }
+    pc += size;
+  }
+  const pieces: CodeRange[] = [];
+  let from = first;
+  let crossed = 0;
+  let next = 0;
+  for (let p = entry; p < last; p++) {
+    crossed += crossing[p - entry]!;
+    if (starts[next] !== p) continue;
+    next++;
+    if (p - from >= pieceWords && crossed === 0 && p > first) {
+      pieces.push({ from, to: p });
+      from = p;
+    }
+  }
+  // (The last piece: what is left, joined to the one before where it is short.)
+  if (last - from < pieceWords / 2 && pieces.length > 0) from = pieces.pop()!.from;
+  pieces.push({ from, to: last });
+  return pieces.length > 1 ? pieces : null;
 }

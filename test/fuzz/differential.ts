@@ -47,7 +47,7 @@ import {
 } from '../../src/interpreter/index.js';
 import { EXTERNREF, F32, F64, FUNCREF, I32, I64, type Import, V128, type ValType, valTypeName } from '../../src/interpreter/types.js';
 import { denanModule, FUZZ_ENGINE_FEATURES, nanRuleVariant } from './binaryen-gen.js';
-import { JitTable } from '../../src/jit/tier.js';
+import { JitTable, type TranslationSizes } from '../../src/jit/tier.js';
 import { bitsFromCarriers, bitsToLanes, callBridge, carried, carriersOfBits, globalBridge, importBridge, lanesToBits, needsCarrying } from './js-bridge.js';
 
 // ---- options and results ----------------------------------------------------------------------
@@ -85,6 +85,8 @@ export interface DifferentialOptions {
   jitThreshold?: number;
   /** The JavaScript tier outlines the loops of translations longer than this (tier.ts, JitTable; less outlines more). */
   outlineAbove?: number;
+  /** The JavaScript tier's longest translation and piece (tier.ts, TranslationSizes; less cuts more functions into pieces). */
+  sizes?: TranslationSizes;
 }
 
 export type TrapClass =
@@ -161,6 +163,8 @@ export interface ModuleResult {
   /** How many of the module's functions our engine ran in the JavaScript tier, and how many loops it outlined. */
   ourTranslated: number;
   ourOutlined: number;
+  /** How many pieces the tier cut functions into. */
+  ourPieces: number;
 }
 
 // ---- values ----------------------------------------------------------------------------------
@@ -1223,7 +1227,7 @@ export function withMemoryExport(bytes: Uint8Array): Uint8Array {
 function emptyResult(status: ModuleResult['status'], skipReason?: string): ModuleResult {
   return {
     status, skipReason, steps: 0, calls: 0, hostCalls: 0, callOutcomes: { ok: 0, trap: 0, hostException: 0 },
-    divergences: [], nanDifferences: [], nanDerived: [], seen: { nans: 0, v128s: 0 }, ourFuel: [], ourTranslated: 0, ourOutlined: 0,
+    divergences: [], nanDifferences: [], nanDerived: [], seen: { nans: 0, v128s: 0 }, ourFuel: [], ourTranslated: 0, ourOutlined: 0, ourPieces: 0,
   };
 }
 
@@ -1315,7 +1319,7 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions, nodeBytes: Uin
 
   const result = emptyResult('compared');
   const cmp = new Comparison(nanBits);
-  if (options.outlineAbove !== undefined) module.jit = new JitTable(module.functions, options.outlineAbove);
+  if (options.outlineAbove !== undefined || options.sizes !== undefined) module.jit = new JitTable(module.functions, options.outlineAbove, options.sizes);
   const ours = new OurSide(module, fuel, options.driver ?? 'sync', options.driverSeed ?? 1, options.jitThreshold);
   const node = new NodeSide(nodeModule, module);
 
@@ -1323,6 +1327,7 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions, nodeBytes: Uin
     result.ourFuel = ours.fuelUsed;
     result.ourTranslated = module.jit?.translated ?? 0;
     result.ourOutlined = module.jit?.loopsOutlined ?? 0;
+    result.ourPieces = module.jit?.pieces ?? 0;
     result.divergences = cmp.divergences;
     result.nanDifferences = cmp.nanDifferences;
     result.seen = cmp.seen;
