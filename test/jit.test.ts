@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   compileModule, Engine, type FuncRef, instantiate, invoke, Store, Trap, TrapKind, WasmValue, type CompiledModule,
 } from '../src/interpreter/index.js';
-import { functionSource } from '../src/jit/translate.js';
+import { functionSource, halves, piecesOf } from '../src/jit/translate.js';
 import { structuredBlocks } from '../src/jit/structure.js';
 import { JitTable, translationInSteps, type TranslationSizes } from '../src/jit/tier.js';
 import { BRANCH_OPS, DATA_OPS } from '../src/jit/templates.generated.js';
@@ -852,6 +852,25 @@ describe('pieces: a function too long to translate whole', () => {
       expect(interpreted.outcome).toMatch(/trap: .*fuel/);
       expect(runKernel(inPieces(), 30, 0, fuel, 991)).toEqual(interpreted);
     }
+  });
+
+  it('a function that would make more pieces than its translation can call is refused before any piece is translated; a piece too long is cut at the cut nearest its middle', async () => {
+    const module = compileModule(await unrolled(700));
+    const steps = (sizes: TranslationSizes): { steps: number; pieces: number | null } => {
+      const job = translationInSteps(module.functions, 1, 16_000, new Set(), sizes);
+      let count = 1;
+      let step = job.next();
+      for (; step.done !== true; count++) step = job.next();
+      return { steps: count, pieces: step.value === null ? null : step.value.ranges.length };
+    };
+    // 20 pieces at most (8,000 / 400), of 80 words: the function's 12,000 words and more are refused at once.
+    expect(steps({ maxChars: 8_000, pieceChars: 2_000 })).toEqual({ steps: expect.any(Number), pieces: null });
+    expect(steps({ maxChars: 8_000, pieceChars: 2_000 }).steps).toBeLessThan(4);
+    expect(steps({ maxChars: 64_000, pieceChars: 32_000 }).pieces).toBeGreaterThan(3);
+    expect(piecesOf([10, 20, 30, 95], 0, 100, 25)).toEqual([{ from: 0, to: 30 }, { from: 30, to: 100 }]);
+    expect(piecesOf([10, 20], 0, 100, 25)).toBeNull();
+    expect(halves([10, 20, 45, 60, 95], { from: 20, to: 100 })).toEqual([{ from: 20, to: 60 }, { from: 60, to: 100 }]);
+    expect(halves([10, 20], { from: 20, to: 100 })).toBeNull();
   });
 
   it('larger Binaryen modules with every translation past 3,000 characters cut into pieces of 600: Node\'s results, the interpreter\'s fuel', () => {

@@ -22,7 +22,7 @@ import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
 import {
-  ABNORMAL, bodyTranslated, CLOCK_FUEL, EXIT, FACTORY_STATE, RETURNED, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedRange, piecesOf, TOO_LONG, type TranslatedSource,
+  ABNORMAL, bodyTranslated, CLOCK_FUEL, EXIT, FACTORY_STATE, RETURNED, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedRange, cutsOf, halves, piecesOf, TOO_LONG, type TranslatedSource,
 } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
@@ -126,6 +126,13 @@ const MIN_FUEL_PER_ENTRY = 400;
  * them the function has no translation.
  */
 const PIECE_CHARS = 32_000;
+/**
+ * What calling a piece takes in its function's translation (characters, about: the call, the
+ * words handed over, the positions it may leave for); a function that would make more pieces
+ * than MAX_SOURCE_CHARS / this is not cut (a review, 2026-12-01: one of 640,000 words, 500
+ * pieces, was translated for seconds and then found too long).
+ */
+const OUTER_CHARS_PER_PIECE = 400;
 
 /** How an outlined loop has paid so far (across the translations of its function). */
 class LoopTrial {
@@ -141,7 +148,7 @@ class Outlining {
   /** How many of `kept` the installed translation keeps. */
   keptInstalled = 0;
   /** A translation without the loops kept, under way, and how many of `kept` it keeps. */
-  job: Generator<void, Translation> | null = null;
+  job: Generator<void, JitFunction | null> | null = null;
   keptByJob = 0;
 
   /**
@@ -218,21 +225,30 @@ export function* translationInSteps(
 
 /**
  * Function `index`'s translation in pieces (PIECE_CHARS); a piece whose translation comes out too
- * long is cut in two again. Null where it cannot be cut so.
+ * long is cut in two again, at the cut nearest its middle. Null where it cannot be cut so, or
+ * would make more pieces than its own translation can call (OUTER_CHARS_PER_PIECE): that is
+ * known before any piece is translated, so that no long work ends in nothing.
  */
 function* inPieces(fns: CompiledFunctions, index: number, { maxChars, pieceChars }: TranslationSizes): Generator<void, Translation> {
-  const cuts = piecesOf(fns, index, Math.max(1, Math.floor(pieceChars / ESTIMATED_CHARS_PER_WORD)));
-  yield;
+  const at = index * FUNC_INFO_STRIDE;
+  const entry = fns.info[at + FuncInfo.Entry]!;
+  const end = fns.info[at + FuncInfo.CodeEnd]!;
+  const pieceWords = Math.max(1, Math.floor(pieceChars / ESTIMATED_CHARS_PER_WORD));
+  const maxPieces = Math.floor(maxChars / OUTER_CHARS_PER_PIECE);
+  if ((end - entry) / pieceWords > maxPieces) return null;
+  const cuts = yield* cutsOf(fns, index);
   if (cuts === null) return null;
+  const ranges = piecesOf(cuts, entry, end, pieceWords);
+  if (ranges === null || ranges.length > maxPieces) return null;
   const pieces: OutlinedRange[] = [];
-  while (cuts.length > 0) {
-    const range = cuts.shift()!;
+  while (ranges.length > 0) {
+    const range = ranges.shift()!;
     const piece = yield* functionSourceInSteps(fns, index, range, maxChars);
     if (piece === null) return null;
     if (piece === TOO_LONG) {
-      const halves = piecesOf(fns, index, Math.floor((range.to - range.from) / 2), range);
-      if (halves === null) return null;
-      cuts.unshift(...halves);
+      const two = halves(cuts, range);
+      if (two === null || pieces.length + ranges.length + two.length > maxPieces) return null;
+      ranges.unshift(...two);
       continue;
     }
     pieces.push({ ...range, ...piece, kind: 'piece' });
@@ -311,7 +327,7 @@ export class JitTable {
   /** hasTranslationAt's last function: where its code starts and ends, and its index. */
   private readonly lastCaller = new Int32Array(3);
   /** Translations under way (a large function is translated over several slices). */
-  private readonly jobs = new Map<number, Generator<void, Translation>>();
+  private readonly jobs = new Map<number, Generator<void, JitFunction | null>>();
 
   /** How many functions were translated. */
   get translated(): number {
@@ -406,20 +422,20 @@ export class JitTable {
   translate(index: number, budgetMs = Infinity, hotThroughLoops = true): JitFunction | null | undefined {
     const have = this.fns[index];
     if (have !== undefined) return have;
-    const job = this.jobs.get(index) ?? translationInSteps(this.functions, index, hotThroughLoops ? this.outlineAbove : this.sizes.maxChars, new Set(), this.sizes);
+    const job = this.jobs.get(index)
+      ?? this.installed(index, translationInSteps(this.functions, index, hotThroughLoops ? this.outlineAbove : this.sizes.maxChars, new Set(), this.sizes));
     const step = this.advance(job, budgetMs);
     if (step.done !== true) {
       this.jobs.set(index, job);
       return undefined;
     }
     this.jobs.delete(index);
-    const fn = this.install(index, step.value);
-    this.fns[index] = fn;
-    return fn;
+    this.fns[index] = step.value;
+    return step.value;
   }
 
   /** Steps of `job` for `budgetMs` at most (the last may overrun it), counted in translateMs. */
-  private advance(job: Generator<void, Translation>, budgetMs: number): IteratorResult<void, Translation> {
+  private advance<T>(job: Generator<void, T>, budgetMs: number): IteratorResult<void, T> {
     const started = performance.now();
     let step = job.next();
     while (step.done !== true && performance.now() - started < budgetMs) step = job.next();
@@ -432,20 +448,22 @@ export class JitTable {
     return this.outlined[index]![k]!;
   }
 
-  /** The function of a translation, its outlined ranges made with it (the loops put on trial). */
-  private install(index: number, translation: Translation): JitFunction | null {
-    if (translation === null) return null;
-    const started = performance.now();
-    const { ranges } = translation;
-    if (ranges.length > 0) {
-      this.outlined[index] = ranges.map((range, k) => (range.kind === 'loop' ? this.onTrial(index, k, range, this.outliningOf(index), this.make(range)) : this.make(range)));
-      this.counts[JitCount.Pieces] += ranges.filter((range) => range.kind === 'piece').length;
-    } else {
-      this.outlined[index] = undefined;
+  /**
+   * The steps of a translation, then of making its JavaScript functions — one a step: a function
+   * in a hundred pieces took 33 ms to make at once — and the function of the translation, its
+   * outlined ranges installed with it (the loops put on trial).
+   */
+  private *installed(index: number, translation: Generator<void, Translation>): Generator<void, JitFunction | null> {
+    const done = yield* translation;
+    if (done === null) return null;
+    const made: JitFunction[] = [];
+    for (const [k, range] of done.ranges.entries()) {
+      made.push(range.kind === 'loop' ? this.onTrial(index, k, range, this.outliningOf(index), this.make(range)) : this.make(range));
+      yield;
     }
-    const fn = this.make(translation.whole);
-    this.counts[JitCount.TranslateMs] += performance.now() - started;
-    return fn;
+    this.outlined[index] = made.length > 0 ? made : undefined;
+    this.counts[JitCount.Pieces] += done.ranges.filter((range) => range.kind === 'piece').length;
+    return this.make(done.whole);
   }
 
   /**
@@ -504,15 +522,14 @@ export class JitTable {
     if (outlining.job === null && outlining.kept.size === outlining.keptInstalled) return;
     this.step(deadline, (budgetMs) => {
       if (outlining.job === null) {
-        outlining.job = translationInSteps(this.functions, index, this.outlineAbove, new Set(outlining.kept), this.sizes);
+        outlining.job = this.installed(index, translationInSteps(this.functions, index, this.outlineAbove, new Set(outlining.kept), this.sizes));
         outlining.keptByJob = outlining.kept.size;
       }
       const step = this.advance(outlining.job, budgetMs);
       if (step.done !== true) return undefined;
       outlining.job = null;
       outlining.keptInstalled = outlining.keptByJob;
-      const fn = this.install(index, step.value);
-      if (fn !== null) this.fns[index] = fn;
+      if (step.value !== null) this.fns[index] = step.value;
       return true;
     });
   }

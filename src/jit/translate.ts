@@ -800,15 +800,20 @@ export function* functionSourceInSteps(
   // starts; the points inside it where the function can be entered enter it — as the range's
   // own translation takes them: its loop headers, and its hand-back points inside a loop of its
   // own — and where control leaves it are blocks here.
-  const outlinedAt = (pc: number): number => outlined.findIndex((r) => pc >= r.from && pc < r.to);
+  // (The range at each position, looked up: a function in pieces has a hundred of them.)
+  const rangeAt = new Int32Array(outlined.length > 0 ? end - entry : 0).fill(-1);
+  for (let k = outlined.length - 1; k >= 0; k--) rangeAt.fill(k, Math.max(outlined[k]!.from, entry) - entry, Math.min(outlined[k]!.to, end) - entry);
+  const outlinedAt = (pc: number): number => (outlined.length > 0 ? rangeAt[pc - entry]! : -1);
   const intoOutlined: Array<[number, number]> = [];
   const exitsOf: Array<Set<number>> = outlined.map(() => new Set<number>());
   const handBacksInto: Array<[number, number]> = [];
   const loopsInto: Array<[number, number, number]> = [];
+  let walked = 0;
   for (let pc = entry; pc < end; ) {
+    if (++walked % STEP === 0) yield;
     const size = sizeAt(code, pc);
     if (size === null) return null;
-    const k = outlined.length > 0 ? outlinedAt(pc) : -1;
+    const k = outlinedAt(pc);
     if (k >= 0) {
       const { from, to } = outlined[k]!;
       const op = code[pc]!;
@@ -893,7 +898,7 @@ export function* functionSourceInSteps(
     }
     length += lines.length > 0 ? lines[lines.length - 1]!.length : 0;
     if (leaders.has(pc)) lines.push(`case ${block(pc)}:`);
-    const k = outlined.length > 0 ? outlinedAt(pc) : -1;
+    const k = outlinedAt(pc);
     if (k >= 0) {
       // An outlined loop: the words it touches go to the array, and back after it; where it
       // left — in this frame: a callee of the loop that left to the interpreter answers 1 too,
@@ -1191,26 +1196,30 @@ export function loopNests(fns: CompiledFunctions, index: number): LoopNest[] {
   return nest(info[at + FuncInfo.Entry]!, end);
 }
 
+/** Instructions walked between two yields of cutsOf: a scan with little to do at each. */
+const CUTS_STEP = 4_096;
+
 /**
- * Function `index`'s code (or the part of it `within`, itself a piece) cut into pieces of
- * `pieceWords` words at least (tier.ts, pieces), at positions no branch of the function crosses
- * but for one that lands there: so each piece is entered at its start only, by falling into it
- * or a branch to it, and control leaves it forward only, to the start of the next piece (or
- * returns). A loop stays whole in one piece. Null where there is no such position, or the code
- * holds an instruction the tier does not know.
+ * Where function `index`'s code may be cut into pieces (tier.ts, pieces): the instruction
+ * starts, in order, that no branch of the function crosses but for one that lands there. Cut
+ * so, each piece is entered at its start only, by falling into it or a branch to it, and
+ * control leaves it forward only, to the start of the next piece (or returns); a loop stays
+ * whole in one piece. Null where the code holds an instruction the tier does not know, or a
+ * branch out of it. In steps, as a translation: a function cut so may be very long.
  */
-export function piecesOf(fns: CompiledFunctions, index: number, pieceWords: number, within: CodeRange | null = null): CodeRange[] | null {
+export function* cutsOf(fns: CompiledFunctions, index: number): Generator<void, number[] | null> {
+  yield* bodyTranslated(fns, index);
   const { code, info } = fns;
   const at = index * FUNC_INFO_STRIDE;
   const entry = info[at + FuncInfo.Entry]!;
   const end = info[at + FuncInfo.CodeEnd]!;
   if (entry < 0) return null;
-  const [first, last] = within === null ? [entry, end] : [within.from, within.to];
   // How many branches cross each position, as differences: a branch from `pc` to `t` crosses
   // the positions after pc up to t (not t itself), or after t up to pc (a branch back).
   const crossing = new Int32Array(end - entry + 1);
   const starts: number[] = [];
   for (let pc = entry; pc < end; ) {
+    if (starts.length % CUTS_STEP === CUTS_STEP - 1) yield;
     const size = sizeAt(code, pc);
     if (size === null) return null;
     starts.push(pc);
@@ -1222,21 +1231,41 @@ export function piecesOf(fns: CompiledFunctions, index: number, pieceWords: numb
     }
     pc += size;
   }
-  const pieces: CodeRange[] = [];
-  let from = first;
+  const cuts: number[] = [];
   let crossed = 0;
   let next = 0;
-  for (let p = entry; p < last; p++) {
+  for (let p = entry; p < end; p++) {
+    if ((p - entry) % (4 * CUTS_STEP) === 4 * CUTS_STEP - 1) yield;
     crossed += crossing[p - entry]!;
     if (starts[next] !== p) continue;
     next++;
-    if (p - from >= pieceWords && crossed === 0 && p > first) {
-      pieces.push({ from, to: p });
-      from = p;
+    if (crossed === 0 && p > entry) cuts.push(p);
+  }
+  return cuts;
+}
+
+/**
+ * [from, to) cut at `cuts` (cutsOf) into pieces of `pieceWords` words at least, the last one
+ * joined to the one before where it is shorter than half that; null where that leaves one.
+ */
+export function piecesOf(cuts: readonly number[], from: number, to: number, pieceWords: number): CodeRange[] | null {
+  const pieces: CodeRange[] = [];
+  let start = from;
+  for (const p of cuts) {
+    if (p > start && p < to && p - start >= pieceWords) {
+      pieces.push({ from: start, to: p });
+      start = p;
     }
   }
-  // (The last piece: what is left, joined to the one before where it is short.)
-  if (last - from < pieceWords / 2 && pieces.length > 0) from = pieces.pop()!.from;
-  pieces.push({ from, to: last });
+  if (to - start < pieceWords / 2 && pieces.length > 0) start = pieces.pop()!.from;
+  pieces.push({ from: start, to });
   return pieces.length > 1 ? pieces : null;
+}
+
+/** `range` cut in two at the one of `cuts` nearest its middle; null where none is inside it. */
+export function halves(cuts: readonly number[], range: CodeRange): CodeRange[] | null {
+  const middle = (range.from + range.to) / 2;
+  let best = -1;
+  for (const p of cuts) if (p > range.from && p < range.to && (best < 0 || Math.abs(p - middle) < Math.abs(best - middle))) best = p;
+  return best < 0 ? null : [{ from: range.from, to: best }, { from: best, to: range.to }];
 }
