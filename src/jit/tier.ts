@@ -238,8 +238,9 @@ function* inPieces(fns: CompiledFunctions, index: number, { maxChars, pieceChars
   if ((end - entry) / pieceWords > maxPieces) return null;
   const cuts = yield* cutsOf(fns, index);
   if (cuts === null) return null;
+  // (Each piece but the last is pieceWords long at least: no more than maxPieces, by the test above.)
   const ranges = piecesOf(cuts, entry, end, pieceWords);
-  if (ranges === null || ranges.length > maxPieces) return null;
+  if (ranges === null) return null;
   const pieces: OutlinedRange[] = [];
   while (ranges.length > 0) {
     const range = ranges.shift()!;

@@ -796,6 +796,8 @@ export function* functionSourceInSteps(
   // interpreter finishes it; each entry costs the code a join.
   const handBacks: number[] = [];
   const loops: Array<[number, number]> = [];
+  /** Whether `at` lies inside one of `loops` ([header, back-edge] pairs): a hand-back there is an entry. */
+  const inLoop = (within: ReadonlyArray<readonly [number, number]>, at: number): boolean => within.some(([header, backEdge]) => header < at && at <= backEdge);
   // Outlined ranges (tier.ts: loops, pieces): each is a function of its own, called where it
   // starts; the points inside it where the function can be entered enter it — as the range's
   // own translation takes them: its loop headers, and its hand-back points inside a loop of its
@@ -807,7 +809,7 @@ export function* functionSourceInSteps(
   const intoOutlined: Array<[number, number]> = [];
   const exitsOf: Array<Set<number>> = outlined.map(() => new Set<number>());
   const handBacksInto: Array<[number, number]> = [];
-  const loopsInto: Array<[number, number, number]> = [];
+  const loopsInto: Array<Array<[number, number]>> = outlined.map(() => []);
   let walked = 0;
   for (let pc = entry; pc < end; ) {
     if (++walked % STEP === 0) yield;
@@ -830,7 +832,7 @@ export function* functionSourceInSteps(
       }
       for (const t of targetsAt(code, pc)) {
         if (t >= from && t < to) {
-          if (t <= pc && code[t] === Op.Loop) loopsInto.push([t, pc, k]);
+          if (t <= pc && code[t] === Op.Loop) loopsInto[k]!.push([t, pc]);
         } else if (inRange(t)) {
           leaders.add(t);
           exitsOf[k]!.add(t);
@@ -861,13 +863,12 @@ export function* functionSourceInSteps(
     pc += size;
   }
   for (const at of handBacks) {
-    if (!loops.some(([header, backEdge]) => header < at && at <= backEdge)) continue;
+    if (!inLoop(loops, at)) continue;
     leaders.add(at);
     entries.push(at);
   }
   for (const [at, k] of handBacksInto) {
-    if (!loopsInto.some(([header, backEdge, kk]) => kk === k && header < at && at <= backEdge)) continue;
-    if (!intoOutlined.some(([p]) => p === at)) intoOutlined.push([at, k]);
+    if (inLoop(loopsInto[k]!, at) && !intoOutlined.some(([p]) => p === at)) intoOutlined.push([at, k]);
   }
   intoOutlined.sort((a, b) => a[0] - b[0]);
   for (const t of leaders) if (!isStart.has(t)) return null; // a target inside an instruction: not code we wrote
