@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Limits, Sandbox, Value } from '../src/index.js';
 import { Engine, MemoryInst, Store } from '../src/interpreter/index.js';
-import { WorkMeter } from '../src/interpreter/pieces.js';
+import { PIECE_BYTES, WorkMeter } from '../src/interpreter/pieces.js';
 import { withHostRefusingAbove } from './helpers/refusing-host.js';
 
 const GARBAGE = 0xa5;
@@ -123,5 +123,40 @@ describe('unzeroed buffers are zeroed before anything reads them', () => {
     const memory = new MemoryInst(new Store(new Engine(), { maxMemoryBytes: 4 * 1024 * MiB }), { limits: { min: 64, max: null } });
     expect(memory.grow(1)).toBe(64);
     expect(memory.buffer.byteLength).toBe(1024 * MiB);
+  });
+});
+
+describe('pieces paced by the clock (WorkMeter.plan and measure)', () => {
+  /** A slice planned for 1 ms whose bulk work (`bytes`, done at once) took `ms`. */
+  const slice = (meter: WorkMeter, bytes: number, ms: number): void => {
+    meter.plan(1);
+    meter.note(bytes);
+    meter.measure(ms);
+  };
+
+  it('shrinks pieces at once where bulk work is slow, and grows them back by at most twice a slice, never past PIECE_BYTES', () => {
+    const meter = new WorkMeter();
+    for (let i = 0; i < 20; i++) slice(meter, PIECE_BYTES, 0.01); // a fast machine: back to the most
+    meter.plan(1);
+    expect(meter.pieceBytes).toBe(PIECE_BYTES);
+    slice(meter, PIECE_BYTES, 8); // fresh pages mapped slowly: 32 KiB a millisecond
+    meter.plan(1);
+    expect(meter.pieceBytes).toBe(PIECE_BYTES / 8);
+    meter.plan(0.5);
+    expect(meter.pieceBytes).toBe(16 * 1024); // the least piece
+    slice(meter, PIECE_BYTES / 8, 0.01);
+    meter.plan(1);
+    expect(meter.pieceBytes).toBe(PIECE_BYTES / 4);
+    for (let i = 0; i < 20; i++) slice(meter, PIECE_BYTES, 0.01);
+    meter.plan(1);
+    expect(meter.pieceBytes).toBe(PIECE_BYTES);
+  });
+
+  it('learns nothing from a slice whose bulk work was under a piece (its time was the guest\'s)', () => {
+    const meter = new WorkMeter();
+    for (let i = 0; i < 20; i++) slice(meter, PIECE_BYTES, 0.01);
+    slice(meter, 1024, 50);
+    meter.plan(1);
+    expect(meter.pieceBytes).toBe(PIECE_BYTES);
   });
 });

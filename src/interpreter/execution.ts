@@ -14,8 +14,9 @@ import { type BacktraceFrame, Trap, TrapKind, UncaughtException } from './errors
 import { Op } from './opcodes.js';
 import type { Instance } from './instance.js';
 import { indirectCallee, runLoop } from './interpreter.js';
-import { WorkMeter } from './pieces.js';
+import { CopyInPieces, FillInPieces, InSequence, WorkMeter } from './pieces.js';
 import { returnStack, takeStack } from './stack-pool.js';
+import { hostBuffer } from './host-buffers.js';
 import type { FuelProfiler } from '../inspect/profile.js';
 import { ExceptionInst, type FuncInst, NULL_REF, type Store, type TagInst } from './store.js';
 import { isRefType, rowWords, V128, type ValType, valTypeName, valueWords } from './types.js';
@@ -474,22 +475,39 @@ export class Execution {
     const info = inst.module.functions.info;
     const at = index * FUNC_INFO_STRIDE;
     this.meter.note(entryWork(info, at) * 4);
-    this.ensureStack(base + info[at + FuncInfo.FrameEnd]!);
+    this.ensureStack(base + info[at + FuncInfo.FrameEnd]!, base);
     readyFrame(this.s32, base, inst.module.functions, index);
     this.pc = info[at + FuncInfo.Entry]!;
     this.base = base;
   }
 
-  /** Makes the value stack at least `words` long, or traps when that is past the limit. */
-  ensureStack(words: number): void {
+  /**
+   * Makes the value stack at least `words` long, or traps when that is past the limit. Growing,
+   * it doubles, into a buffer whose every word it then writes: on a VM slow to map fresh pages
+   * (2026-12-01), copying 8 MiB into a fresh 16 MiB buffer at once held the event loop for 42-45
+   * ms; a calloc'd buffer could be zeroed in one go by the C library (hostBuffer's note: up to 60
+   * ms for 16 MiB there); and a guest deepening into untouched pages ran at a fraction of the
+   * pace its fuel promised the driver. So the buffer comes unzeroed where the host allows
+   * (hostBuffer), and only the words from `settled` to the old length are copied at once, with
+   * the new frame's words up to `words` zeroed; the rest goes through the meter like a bulk
+   * instruction's work (in pieces when large, the execution pausing until it is done;
+   * pieces.ts): the words below `settled` copied, those past `words` zeroed. A caller passes
+   * `settled` only where nothing reads below it before the execution runs on: a frame being
+   * entered there, its callers' frames all below it, every call path pausing after an entry
+   * when the meter says so.
+   */
+  ensureStack(words: number, settled = 0): void {
     if (words <= this.s32.length) return;
     if (words > MAX_STACK_WORDS) throw new Trap(TrapKind.StackOverflow);
     let size = this.s32.length * 2;
     while (size < words) size *= 2;
+    size = Math.min(size, MAX_STACK_WORDS);
     const old = this.s32;
-    this.useStack(takeStack(Math.min(size, MAX_STACK_WORDS)));
-    this.s32.set(old);
-    returnStack(old);
+    this.useStack(hostBuffer(size * 4).buffer);
+    this.s32.set(old.subarray(settled), settled);
+    this.s32.fill(0, old.length, words);
+    const rest = [new CopyInPieces(this.s32, 0, old, 0, settled), new FillInPieces(this.s32, words, 0, size - words)];
+    this.meter.perform(new InSequence(rest, () => returnStack(old)), (settled + size - words) * 4);
   }
 
   /**

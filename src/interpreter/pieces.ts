@@ -18,13 +18,24 @@
 
 /**
  * The most bytes one piece of an instruction moves, fills or zeroes, and the bulk work after
- * which an execution pauses: the default of `WorkMeter.pieceBytes`, which a driver lowers when
- * many runs share the event loop. Sized for fresh pages, the slow case: on a VM slow to map
- * them (2026-12-01) a 1 MiB piece of a copy into fresh memory took 7-9 ms here and 12-14 ms
- * on CI's machine, a 256 KiB one 2 ms. Warm, pieces this size copy as fast as 1 MiB ones
+ * which an execution pauses: the default of `WorkMeter.pieceBytes`, and what a driver's pieces
+ * (WorkMeter.plan) take per millisecond of slice at most. Sized for fresh pages, the slow case:
+ * on a VM slow to map them (2026-12-01) a 1 MiB piece of a copy into fresh memory took 7-9 ms
+ * here and 12-14 ms on CI's machine, a 256 KiB one 1-2 ms (and 5-9 ms inside a test worker,
+ * which plan's measured pace brings down). Warm, pieces this size copy as fast as 1 MiB ones
  * (23-26 GB/s; a piece's pause and resume cost about a microsecond).
  */
 export const PIECE_BYTES = 256 * 1024;
+
+/** The smallest piece a driver plans: below it, pauses would cost more than the work. */
+const MIN_PIECE_BYTES = 16 * 1024;
+
+/**
+ * The pace of bulk work in this process, in bytes per millisecond, as last measured
+ * (WorkMeter.measure): how fast the machine maps fresh pages, above all, which is the same for
+ * every run. At most PIECE_BYTES.
+ */
+let bytesPerMs = PIECE_BYTES;
 
 /** The rest of an instruction's work, done a piece at a time. */
 export interface PieceWork {
@@ -141,10 +152,32 @@ export class WorkMeter implements WorkSink {
   private pending: PieceWork | null = null;
   /** Bytes of work done at once since the last pause. */
   private bytes = 0;
+  /** Bytes of work done, at once or as pieces, since plan(). */
+  private planned = 0;
   /** Whether the work so far calls for a pause now: there is pending work, or enough done. */
   due = false;
   /** The size of a piece, and the work done at once after which the execution pauses. */
   pieceBytes = PIECE_BYTES;
+
+  /**
+   * Sizes pieces, and the work done at once before a pause, to take about `ms` each at the
+   * pace of bulk work measured so far (a driver, before each slice).
+   */
+  plan(ms: number): void {
+    this.pieceBytes = Math.max(MIN_PIECE_BYTES, Math.round(bytesPerMs * ms));
+    this.planned = 0;
+  }
+
+  /**
+   * After a slice planned by plan() that took `ms`: where bulk work filled it (a piece's worth
+   * or more), its pace — counting the guest's own time in the slice, so never too fast — sizes
+   * the next pieces: slower at once, faster by at most twice per slice.
+   */
+  measure(ms: number): void {
+    if (this.planned < this.pieceBytes || !(ms > 0)) return;
+    const pace = this.planned / ms;
+    bytesPerMs = pace < bytesPerMs ? pace : Math.min(pace, 2 * bytesPerMs, PIECE_BYTES);
+  }
 
   copy(dst: Elements, d: number, src: Elements, s: number, n: number): void {
     if (this.small(n * dst.BYTES_PER_ELEMENT)) copyElements(dst, d, src, s, n);
@@ -164,6 +197,7 @@ export class WorkMeter implements WorkSink {
   /** Counts `bytes` of work done elsewhere (a large frame zeroed on a call). */
   note(bytes: number): void {
     this.bytes += bytes;
+    this.planned += bytes;
     if (this.bytes >= this.pieceBytes) this.due = true;
   }
 
@@ -186,6 +220,7 @@ export class WorkMeter implements WorkSink {
   /** Does the next piece of pending work; returns true when none is left. */
   continuePending(): boolean {
     if (this.pending === null) return true;
+    this.planned += this.pieceBytes;
     if (!this.pending.step(this.pieceBytes)) return false;
     this.pending = null;
     return true;

@@ -21,7 +21,6 @@
  * the run at once.
  */
 import { nextMacrotask } from './macrotask.js';
-import { PIECE_BYTES } from '../interpreter/pieces.js';
 import { type BacktraceFrame, Trap, TrapKind } from '../interpreter/errors.js';
 import type { Steps } from '../interpreter/steps.js';
 import type { WasmValue } from '../interpreter/values.js';
@@ -30,8 +29,8 @@ import type { Watchdog } from '../watchdog/watchdog.js';
 /** What the driver needs of an engine execution (docs/engine-api.md, `Execution`). */
 export interface DrivableExecution {
   sliceFuel: number;
-  /** The size of a piece of a long instruction (pieces.ts). */
-  readonly meter: { pieceBytes: number };
+  /** How long instructions are cut into pieces, paced by the clock (pieces.ts, WorkMeter). */
+  readonly meter: { plan(ms: number): void; measure(ms: number): void };
   /** It paused to enter freshly translated code, or to translate it (Execution.freshCode): its pace will change. */
   freshCode: boolean;
   /** When the slice should end at the latest, fuel or not (Execution.sliceDeadline). */
@@ -68,10 +67,6 @@ export const INITIAL_SLICE_FUEL = 10_000;
 export const MIN_SLICE_FUEL = 100;
 export const MAX_SLICE_FUEL = 100_000_000;
 
-/** Pieces of long instructions shrink with the slice: PIECE_BYTES takes up to a few milliseconds where pages are fresh. */
-const PIECE_BYTES_PER_MS = PIECE_BYTES;
-const MIN_PIECE_BYTES = 16 * 1024;
-
 /** An execution being driven: one slice per turn. */
 class Task {
   /** Settled: by the engine, or by the deadline while the run waited for its turn. */
@@ -92,7 +87,7 @@ class Task {
     const { execution, store, pacer } = this;
     const slice = pacer.sliceFuel;
     execution.sliceFuel = slice;
-    execution.meter.pieceBytes = Math.max(MIN_PIECE_BYTES, Math.round(PIECE_BYTES_PER_MS * sliceMs()));
+    execution.meter.plan(sliceMs());
     const fuelBefore = store.fuel;
     const t0 = performance.now();
     execution.sliceDeadline = t0 + SLICE_OVERRUN_MS + sliceMs();
@@ -105,6 +100,7 @@ class Task {
     }
     const spent = fuelBefore - store.fuel;
     const elapsed = performance.now() - t0;
+    execution.meter.measure(elapsed);
     if (execution.freshCode) {
       // It paused for the JavaScript tier, which changes its pace: measured anew.
       execution.freshCode = false;

@@ -48,6 +48,7 @@ import {
 import { EXTERNREF, F32, F64, FUNCREF, I32, I64, type Import, V128, type ValType, valTypeName } from '../../src/interpreter/types.js';
 import { denanModule, FUZZ_ENGINE_FEATURES, nanRuleVariant } from './binaryen-gen.js';
 import { JitTable, type TranslationSizes } from '../../src/jit/tier.js';
+import { PIECE_BYTES } from '../../src/interpreter/pieces.js';
 import { bitsFromCarriers, bitsToLanes, callBridge, carried, carriersOfBits, globalBridge, importBridge, lanesToBits, needsCarrying } from './js-bridge.js';
 
 // ---- options and results ----------------------------------------------------------------------
@@ -621,8 +622,8 @@ interface Snapshot {
 /** How our engine runs a function: see OurSide.run. */
 export type Driver = 'sync' | 'sliced';
 
-/** Piece sizes (bytes) for bulk work in the sliced driver; 1 << 20 is the engine's default. */
-const PIECE_SIZES = [1, 3, 4, 8, 13, 64, 1000, 4096, 1 << 20];
+/** Piece sizes (bytes) for bulk work (and a growing stack's copy) in the sliced driver; PIECE_BYTES is the engine's default. */
+const PIECE_SIZES = [1, 3, 4, 8, 13, 64, 1000, 4096, PIECE_BYTES];
 
 class OurSide implements EngineSide<FuncRef> {
   ready = false;
