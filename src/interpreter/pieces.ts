@@ -33,7 +33,8 @@ const MIN_PIECE_BYTES = 16 * 1024;
 /**
  * The pace of bulk work in this process, in bytes per millisecond, as last measured
  * (WorkMeter.measure): how fast the machine maps fresh pages, above all, which is the same for
- * every run. At most PIECE_BYTES.
+ * every run. From MIN_PIECE_BYTES (a slice that measured nothing would otherwise leave it at 0
+ * for good) to PIECE_BYTES.
  */
 let bytesPerMs = PIECE_BYTES;
 
@@ -176,7 +177,7 @@ export class WorkMeter implements WorkSink {
   measure(ms: number): void {
     if (this.planned < this.pieceBytes || !(ms > 0)) return;
     const pace = this.planned / ms;
-    bytesPerMs = pace < bytesPerMs ? pace : Math.min(pace, 2 * bytesPerMs, PIECE_BYTES);
+    bytesPerMs = pace < bytesPerMs ? Math.max(pace, MIN_PIECE_BYTES) : Math.min(pace, 2 * bytesPerMs, PIECE_BYTES);
   }
 
   copy(dst: Elements, d: number, src: Elements, s: number, n: number): void {
