@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { HostAbi, Limits, Sandbox, SandboxError, Value } from '../src/index.js';
 import { formatBacktrace, MAX_PRINTED_FRAMES } from '../src/sandbox/errors.js';
+import { Trap, TrapKind } from '../src/interpreter/errors.js';
 
 const traps = readFileSync(new URL('../fixtures/traps.wat', import.meta.url), 'utf8');
 
@@ -90,5 +91,16 @@ describe('backtraces', () => {
       { funcIndex: 3, offset: 0x2a, funcName: 'div', moduleName: 'traps' },
       { funcIndex: 12, offset: 0x1234 },
     ])).toBe('wasm backtrace:\n    0:     0x2a - traps!div\n    1:   0x1234 - <unknown>!<wasm function 12>');
+  });
+});
+
+describe('a trap\'s JavaScript stack', () => {
+  it('is not captured (the guest\'s frames are its backtrace), and Error.stackTraceLimit is left as it was', () => {
+    const limit = Error.stackTraceLimit;
+    const trap = new Trap(TrapKind.Interrupt);
+    expect(trap.stack).not.toMatch(/\n\s+at /);
+    expect(trap.message).toBe('wasm trap: interrupt');
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error('x').stack).toMatch(/\n\s+at /);
   });
 });

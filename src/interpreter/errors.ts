@@ -152,7 +152,14 @@ export class Trap extends WasmError {
   backtrace?: BacktraceFrame[];
 
   constructor(readonly kind: TrapKind) {
+    // Without a JavaScript stack: where the interpreter was in its own code says nothing (the
+    // guest's frames are `backtrace`), and capturing it took 8-9 µs a trap on a slow VM
+    // (2026-12-01), about as long as a whole short run; a thousand runs timing out at once
+    // spent that on the event loop.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`wasm trap: ${kind}`);
+    Error.stackTraceLimit = limit;
     this.name = 'Trap';
   }
 }
