@@ -84,6 +84,19 @@ export function narrow64(mode: number, s32: Int32Array, d: number, a: number): v
 const REJOINS_PER_CLOCK = 256;
 
 /**
+ * Whether the slice's time is up (Execution.sliceDeadline), at a look at the clock; if so, the
+ * state where the run stands is saved, for the caller to pause.
+ */
+function outOfTime(ex: Execution, pc: number, base: number, fsp: number, inst: Instance): boolean {
+  if (performance.now() < ex.sliceDeadline) return false;
+  ex.pc = pc;
+  ex.base = base;
+  ex.fsp = fsp;
+  ex.inst = inst;
+  return true;
+}
+
+/**
  * A check point (loop header, function entry) that found the slice's fuel spent: traps when
  * the store's `fuel` is gone too, else pauses (the caller has saved the state).
  */
@@ -389,13 +402,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           // goes on from here on resuming (through the tier, if the callee left it a rejoin).
           if (left < clockAt) {
             clockAt = left - CLOCK_FUEL;
-            if (performance.now() >= ex.sliceDeadline) {
-              ex.pc = pc;
-              ex.base = base;
-              ex.fsp = fsp;
-              ex.inst = inst;
-              return 'paused';
-            }
+            if (outOfTime(ex, pc, base, fsp, inst)) return 'paused';
           }
           if (ex.rejoin) {
             // The callee left its return to the interpreter, or was left the call: the caller
@@ -1370,13 +1377,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       // deadline (execution.ts, sliceDeadline) it pauses here.
       if (left < clockAt) {
         clockAt = left - CLOCK_FUEL;
-        if (performance.now() >= ex.sliceDeadline) {
-          ex.pc = pc;
-          ex.base = base;
-          ex.fsp = fsp;
-          ex.inst = inst;
-          return 'paused';
-        }
+        if (outOfTime(ex, pc, base, fsp, inst)) return 'paused';
       }
       if (jit === null) {
         if (mode === ENTER_LOOP) pc += 2;
