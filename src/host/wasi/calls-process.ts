@@ -13,8 +13,14 @@ import { syscall, u32, type Syscall } from './syscall.js';
 
 /** The most subscriptions one poll_oneoff may pass. */
 export const MAX_SUBSCRIPTIONS = 4096;
-/** random_get's bytes made in one go (a multiple of 8: whole outputs). */
-const RANDOM_PIECE_BYTES = 256 * 1024;
+/** random_get's bytes made in one go, between two looks at the clock (a multiple of 8: whole outputs). */
+const RANDOM_CHUNK_BYTES = 4096;
+/**
+ * How long random_get makes bytes before it gives the event loop a turn (ms). Bounded by time,
+ * not bytes: a fixed 256 KiB took 30-44 ms in a process whose generator V8 had not optimised yet
+ * (2026-12-01, a slow VM), about 1.6 ms once it had.
+ */
+const RANDOM_PIECE_MS = 2;
 
 export const processCalls: Readonly<Record<string, Syscall>> = {
   args_get: syscall(['i32', 'i32'], (ctx, [argv, buf]) => writeStrings(ctx, ctx.args, u32(argv!), u32(buf!))),
@@ -79,18 +85,23 @@ function writeSizes(ctx: WasiContext, strings: readonly Uint8Array[], countPtr: 
 }
 
 /**
- * Writes `length` bytes of the run's stream at `ptr`, at most RANDOM_PIECE_BYTES at a time: a
- * large request (16 MiB takes about 100 ms) gives the event loop its turns, and the deadline
- * its chance, between the pieces. The pieces are whole outputs, so the bytes are the same.
+ * Writes `length` bytes of the run's stream at `ptr`, for RANDOM_PIECE_MS at a time: a large
+ * request (16 MiB takes about 100 ms) gives the event loop its turns, and the deadline its
+ * chance, between the pieces. The chunks are whole outputs, so the bytes are the same.
  */
 function fillRandom(ctx: WasiContext, memory: WasiMemory, ptr: number, length: number): Errno | Promise<Errno> {
-  const piece = Math.min(length, RANDOM_PIECE_BYTES);
-  memory.write(ptr, randomBytes(ctx, piece));
-  if (piece === length) return Errno.SUCCESS;
+  const started = performance.now();
+  let done = 0;
+  do {
+    const chunk = Math.min(length - done, RANDOM_CHUNK_BYTES);
+    memory.write(ptr + done, randomBytes(ctx, chunk));
+    done += chunk;
+  } while (done < length && performance.now() - started < RANDOM_PIECE_MS);
+  if (done === length) return Errno.SUCCESS;
   const signal = ctx.signal;
   return new Promise<void>((next) => nextMacrotask(next)).then(() =>
     // A run that ended meanwhile gets no more bytes: its memory is no longer this call's.
-    signal.aborted ? Errno.SUCCESS : fillRandom(ctx, memory, ptr + piece, length - piece));
+    signal.aborted ? Errno.SUCCESS : fillRandom(ctx, memory, ptr + done, length - done));
 }
 
 /** `length` bytes of the run's seeded stream: eight from each splitmix64 output, little-endian. */
