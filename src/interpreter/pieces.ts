@@ -170,9 +170,10 @@ export class WorkMeter implements WorkSink {
   }
 
   /**
-   * After a slice planned by plan() that took `ms`: where bulk work filled it (a piece's worth
-   * or more), its pace — counting the guest's own time in the slice, so never too fast — sizes
-   * the next pieces: slower at once, faster by at most twice per slice.
+   * After a slice planned by plan() that took `ms`: where the meter's work filled it (a piece's
+   * worth or more of bulk work, or of the translations and large frames it counts in bytes too),
+   * its pace — counting the guest's own time in the slice, so never too fast — sizes the next
+   * pieces: slower at once, faster by at most twice per slice.
    */
   measure(ms: number): void {
     if (this.planned < this.pieceBytes || !(ms > 0)) return;
