@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Loaded, i32, i64, load, trapOf } from './helpers/engine-oracle.js';
 import {
-  type Execution, GlobalInst, invoke, invokeSync, Trap, TrapKind, WasmValue,
+  type Execution, GlobalInst, invoke, invokeSync, type Store, Trap, TrapKind, WasmValue,
 } from '../src/interpreter/index.js';
 import { I32, I64 } from '../src/interpreter/types.js';
 import { MAX_SLICE_FUEL } from '../src/interpreter/interpreter.js';
@@ -108,6 +108,42 @@ describe('fuel slices', () => {
     const ex = invoke(m.store, m.func('fib'), [i32(18)]);
     ex.sliceFuel = 3;
     expect(drive(ex)).toBeGreaterThan(1000);
+    expect(ex.results).toEqual(whole);
+    expect(Number.MAX_SAFE_INTEGER - m.store.fuel).toBe(fuelWhole);
+  });
+
+  it('a chain of returns past the slice\'s deadline pauses at a return, and keeps the result and the fuel', async () => {
+    // 12,000 frames, then the host at the bottom; the returns from there pass no check point.
+    const DEPTH = 12_000;
+    const src = `(module (import "env" "bottom" (func $bottom))
+      (func $down (export "down") (param $d i32) (result i32)
+        (if (result i32) (i32.eqz (local.get $d))
+          (then (call $bottom) (i32.const 0))
+          (else (i32.add (call $down (i32.sub (local.get $d) (i32.const 1))) (local.get $d))))))`;
+    let reached = false;
+    const imports = (store: Store) => ({
+      'env.bottom': store.createHostFunction({ params: [], results: [] }, () => {
+        reached = true;
+        return [];
+      }),
+    });
+    const one = await load(src, imports, { jitThreshold: Infinity });
+    const whole = invokeSync(one.store, one.func('down'), [i32(DEPTH)]);
+    const fuelWhole = Number.MAX_SAFE_INTEGER - one.store.fuel;
+    expect(whole).toEqual([i32((DEPTH * (DEPTH + 1)) / 2)]);
+
+    const m = await load(src, imports, { jitThreshold: Infinity });
+    reached = false;
+    const ex = invoke(m.store, m.func('down'), [i32(DEPTH)]);
+    ex.sliceFuel = MAX_SLICE_FUEL;
+    while (!reached) expect(ex.resume()).toBe('paused'); // a host call pauses after it
+    const deepest = ex.fsp;
+    ex.sliceDeadline = 0; // long past
+    expect(ex.resume()).toBe('paused');
+    expect(ex.fsp).toBeLessThan(deepest); // some returns done...
+    expect(ex.fsp).toBeGreaterThan(3 * 1000); // ...and paused far from the bottom frame
+    ex.sliceDeadline = Infinity;
+    expect(ex.resume()).toBe('done');
     expect(ex.results).toEqual(whole);
     expect(Number.MAX_SAFE_INTEGER - m.store.fuel).toBe(fuelWhole);
   });
@@ -402,6 +438,33 @@ describe('stack limits', () => {
     const m = await load(REC);
     expect(stackTrap(() => m.call('big', [i32(1_000_000)])).kind).toBe(TrapKind.StackOverflow);
     expect(m.call('big', [i32(1000)])).toEqual([i32(1000)]);
+  });
+
+  it('a growing stack is copied and zeroed in pieces, the run pausing between them: every caller\'s frame intact, the fuel the same', async () => {
+    // Each frame holds a value through its call, among 100 unused i64 locals: 3,000 of them
+    // take the stack to 2.5 MB, each growth's copy done in pieces of 4 KiB.
+    const src = `(module (func $d (export "d") (param $n i32) (result i64) (local $x i64) ${'(local i64)'.repeat(100)}
+      (if (i32.eqz (local.get $n)) (then (return (i64.const 0))))
+      (local.set $x (i64.mul (i64.extend_i32_u (local.get $n)) (i64.const 0x9e3779b97f4a7c15)))
+      (i64.add (call $d (i32.sub (local.get $n) (i32.const 1))) (i64.xor (local.get $x) (i64.extend_i32_u (local.get $n))))))`;
+    const one = await load(src, undefined, { jitThreshold: Infinity });
+    const whole = invokeSync(one.store, one.func('d'), [i32(3000)]);
+    const fuelWhole = Number.MAX_SAFE_INTEGER - one.store.fuel;
+    let expected = 0n;
+    for (let n = 1n; n <= 3000n; n++) expected = BigInt.asIntN(64, expected + (BigInt.asUintN(64, n * 0x9e3779b97f4a7c15n) ^ n));
+    expect(whole).toEqual([i64(expected)]);
+    const m = await load(src, undefined, { jitThreshold: Infinity });
+    const ex = invoke(m.store, m.func('d'), [i32(3000)]);
+    ex.sliceFuel = MAX_SLICE_FUEL;
+    let pauses = 0;
+    for (;;) {
+      ex.meter.pieceBytes = 4096;
+      if (ex.resume() === 'done') break;
+      pauses++;
+    }
+    expect(ex.results).toEqual(whole);
+    expect(Number.MAX_SAFE_INTEGER - m.store.fuel).toBe(fuelWhole);
+    expect(pauses).toBeGreaterThan(2_500_000 / 4096);
   });
 
   it('recursion within the default depth works, and the store is usable after an overflow', async () => {
