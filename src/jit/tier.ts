@@ -444,7 +444,7 @@ export class JitTable {
     return step;
   }
 
-  /** Outlined loop `k` of function `index`'s translation. */
+  /** Outlined range `k` (a loop or a piece) of function `index`'s translation. */
   loop(index: number, k: number): JitFunction {
     return this.outlined[index]![k]!;
   }
@@ -467,11 +467,6 @@ export class JitTable {
     return this.make(done.whole);
   }
 
-  /**
-   * Outlined loop `k` of function `index` as its translation calls it: itself once it has been
-   * found to pay; before, through a wrapper that counts its entries and their fuel, and once it
-   * has been found not to, that takes steps of the translation without it.
-   */
   /** Function `index`'s record of its outlined loops' trials. */
   private outliningOf(index: number): Outlining {
     let outlining = this.outlining.get(index);
@@ -479,6 +474,11 @@ export class JitTable {
     return outlining;
   }
 
+  /**
+   * Outlined loop `k` of function `index` as its translation calls it: itself once it has been
+   * found to pay; before, through a wrapper that counts its entries and their fuel, and once it
+   * has been found not to, that takes steps of the translation without it.
+   */
   private onTrial(index: number, k: number, loop: OutlinedRange, outlining: Outlining, fn: JitFunction): JitFunction {
     let trial = outlining.trials.get(loop.from);
     if (trial === undefined) {

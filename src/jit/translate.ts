@@ -901,11 +901,11 @@ export function* functionSourceInSteps(
     if (leaders.has(pc)) lines.push(`case ${block(pc)}:`);
     const k = outlinedAt(pc);
     if (k >= 0) {
-      // An outlined loop: the words it touches go to the array, and back after it; where it
-      // left — in this frame: a callee of the loop that left to the interpreter answers 1 too,
+      // An outlined range (a loop or a piece): the words it touches go to the array, and back
+      // after it; where it left — in this frame: a callee of the range that left to the interpreter answers 1 too,
       // and a recursive one may have left at this very position, at this very base even (a call
       // with no argument words: only the frame array's top tells them apart) — this goes on; anything else
-      // it answered, this answers, with the rest of its words stored (the loop's are in the array).
+      // it answered, this answers, with the rest of its words stored (the range's are in the array).
       const { from, to } = outlined[k]!;
       const targets = [...exitsOf[k]!].sort((a, b) => a - b).map((t) => `case ${num(t)}: blk = ${block(t)}; continue;`);
       // (`into`: where in the loop an entry of this function's into the loop starts it; else -1.)
