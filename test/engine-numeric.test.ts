@@ -11,9 +11,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  F32_EDGES, F64_EDGES, I32_EDGES, I64_EDGES, Pair, Rng, f32, f64, i32, i64, load, pair,
+  F32_EDGES, F64_EDGES, I32_EDGES, I64_EDGES, Pair, Rng, assemble, f32, f64, i32, i64, load, pair,
 } from './helpers/engine-oracle.js';
-import { WasmValue } from '../src/interpreter/index.js';
+import { WasmValue, compileModule } from '../src/interpreter/index.js';
 
 type T = 'i32' | 'i64' | 'f32' | 'f64';
 
@@ -395,6 +395,19 @@ describe('constant operands (immediate forms, deferred constants)', () => {
     }
   });
 
+  it('a constant of another type is no operand of an immediate form: the module is invalid', async () => {
+    // (Found 2026-12-02: a deferred constant was taken for the immediate whatever its type.)
+    for (const body of [
+      'i32.const 1 f32.const 2 i32.add drop',
+      'f32.const 1 local.get 0 i32.add drop',
+      'local.get 1 f64.const 2 i64.shl drop',
+      'f32.const 2 local.set 0',
+    ]) {
+      const bytes = await assemble(`(module (func (param i32 i64) ${body}))`, false);
+      expect(() => compileModule(bytes), body).toThrow(/^type mismatch: expected i(32|64), found f(32|64) \(at byte offset \d+\)$/);
+    }
+  });
+
   it('NaN constants keep their payloads', () => {
     expect(p.check('nanc32')).toEqual({ ok: true, values: [i32(0x7fa00001)] });
     expect(p.check('nanc32n')).toEqual({ ok: true, values: [i32(0xffffffff)] });
@@ -402,6 +415,64 @@ describe('constant operands (immediate forms, deferred constants)', () => {
     expect(p.check('nanc64l')).toEqual({ ok: true, values: [i64(0x7ff8000000000123n)] });
     expect(p.check('nanc32b')).toEqual({ ok: true, values: [i32(0x7f800001)] });
   });
+});
+
+describe('i64 shifts and rotations by a constant count (I64ShiftImmBase forms), in both tiers', () => {
+  const OPS = ['shl', 'shr_s', 'shr_u', 'rotl', 'rotr'];
+  // Every count modulo 64, and counts whose high bits the operation must ignore.
+  const COUNTS = [...Array.from({ length: 65 }, (_, k) => String(k)), '-1', '-32', '127', '0x100000020', '-0x8000000000000000'];
+  const fns: string[] = [];
+  for (const op of OPS) {
+    COUNTS.forEach((c, k) => {
+      fns.push(`(func (export "${op}#r${k}") (param i64) (result i64) local.get 0 i64.const ${c} i64.${op})`);
+      // The result over its own operand's local (the form writing the words it reads).
+      fns.push(`(func (export "${op}#s${k}") (param i64) (result i64) local.get 0 i64.const ${c} i64.${op} local.set 0 local.get 0)`);
+      // Inside a loop, where a constant is read from a slot of its own (and, in a translation, as a literal).
+      fns.push(`(func (export "${op}#l${k}") (param i64) (result i64) (local i32)
+        (loop local.get 0 i64.const ${c} i64.${op} i64.const 0x9e3779b97f4a7c15 i64.xor local.set 0
+          local.get 1 i32.const 1 i32.add local.tee 1 i32.const 3 i32.lt_u br_if 0)
+        local.get 0)`);
+    });
+  }
+  const rng = new Rng(0x5eed64);
+  const values = [...I64_EDGES, ...Array.from({ length: 12 }, () => rng.i64())].map((x) => [i64(x)]);
+  for (const [tier, store] of [['interpreter', { jitThreshold: Infinity }], ['JavaScript tier', { jitThreshold: 0 }]] as const) {
+    it(`agrees with Node for every operation and count: ${tier}`, async () => {
+      const p = await pair(`(module ${fns.join('\n')})`, { store });
+      for (const op of OPS) {
+        for (let k = 0; k < COUNTS.length; k++) {
+          p.checkAll(`${op}#r${k}`, values);
+          p.checkAll(`${op}#s${k}`, values);
+          p.checkAll(`${op}#l${k}`, values);
+        }
+      }
+    });
+  }
+});
+
+describe('constants inside loops (read from their slots; literals in a translation), in both tiers', () => {
+  const CONSTS: Array<['f32' | 'f64' | 'i32' | 'i64', string]> = [
+    ['f32', '-0'], ['f32', '0.1'], ['f32', '0x1p-149'], ['f32', '3.4028234663852886e38'], ['f32', 'nan:0x200001'], ['f32', '-inf'],
+    ['f64', '-0'], ['f64', '0.1'], ['f64', '0x1p-1074'], ['f64', '1e308'], ['f64', '-nan:0x4000000000001'], ['f64', 'inf'],
+    ['i32', '-1'], ['i32', '-0x80000000'], ['i64', '-1'], ['i64', '-0x8000000000000000'], ['i64', '0x100000001b3'],
+  ];
+  const bits = { f32: 'i32', f64: 'i64', i32: 'i32', i64: 'i64' } as const;
+  const reinterpret = { f32: 'i32.reinterpret_f32', f64: 'i64.reinterpret_f64', i32: '', i64: '' } as const;
+  const use = { f32: 'f32.mul', f64: 'f64.sub', i32: 'i32.sub', i64: 'i64.mul' } as const;
+  const fns = CONSTS.map(([t, c], k) => `(func (export "c${k}") (param ${t}) (result ${bits[t]}) (local i32) (local ${bits[t]})
+    (loop
+      ;; the constant alone, bit for bit, and as an operand
+      ${t}.const ${c} ${reinterpret[t]} local.get 2 ${bits[t]}.xor local.set 2
+      local.get 0 ${t}.const ${c} ${use[t]} ${reinterpret[t]} local.get 2 ${bits[t]}.add local.set 2
+      local.get 1 i32.const 1 i32.add local.tee 1 i32.const 3 i32.lt_u br_if 0)
+    local.get 2)`);
+  const args = { f32: [f32(1.5), f32(-0), f32(NaN)], f64: [f64(1.5), f64(-0), f64(1e-300)], i32: [i32(7), i32(-1)], i64: [i64(7n), i64(-3n)] };
+  for (const [tier, store] of [['interpreter', { jitThreshold: Infinity }], ['JavaScript tier', { jitThreshold: 0 }]] as const) {
+    it(`agrees with Node: ${tier}`, async () => {
+      const p = await pair(`(module ${fns.join('\n')})`, { store });
+      CONSTS.forEach(([t], k) => p.checkAll(`c${k}`, args[t].map((v) => [v])));
+    });
+  }
 });
 
 describe('NaN results of arithmetic are arithmetic NaNs (quiet bit set)', () => {

@@ -23,7 +23,7 @@
  * instruction does it before a loop header or a label reached by falling through.
  */
 import { DecodeError, Feature, formatOpcode, refuseValidation, ValidationError } from './errors.js';
-import { I32_COMPARE_FIRST, I32_COMPARE_LAST, IMM_BINARY, Narrow, NEGATED_COMPARE, Op } from './opcodes.js';
+import { I32_COMPARE_FIRST, I32_COMPARE_LAST, I64ShiftForm, IMM_BINARY, Narrow, NEGATED_COMPARE, Op } from './opcodes.js';
 import { ACCEPTED, CHARGED_ON_DISPATCH, type InstructionRow, instructionRow, type Prefix, rowFlags, SINGLE_BYTE } from './instruction-set.js';
 import { ByteReader } from './reader.js';
 import {
@@ -1008,8 +1008,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
     const type = this.localTypes[x]!;
     const slot = this.localSlot[x]!;
     const h = this.sp - 1;
-    if (this.topIsConst() && this.live) {
-      if (this.types[h] !== type) this.invalid(`type mismatch: expected ${valTypeName(type)}, found ${valTypeName(this.types[h]!)}`);
+    if (this.topIsConst(type) && this.live) {
       this.materializeLocal(slot);
       this.emitConst(slot, h);
       if (!tee) this.popConst();
@@ -1288,8 +1287,17 @@ class FunctionTranslator extends VectorTranslator<Control> {
     const operandType = row.params![0]!;
     const binary = row.params!.length === 2;
     const result = row.results![0]!;
+    if (binary && operandType === I64 && this.live && this.topIsConst(I64) && op >= 0x86 && op <= 0x8a) {
+      // A shift or rotation by a constant: the form for its count (i64ShiftForm), or a copy.
+      const shift = i64ShiftForm(op, this.popConst());
+      const a = this.pop(I64);
+      const d = this.push(result);
+      if (shift === null) this.emitProducer(Op.Copy, d, 1, a * 2);
+      else this.emitProducer(Op.I64ShiftImmBase + shift[0], d, 2, a * 2, shift[1]);
+      return;
+    }
     if (binary && operandType === I32 && this.live) {
-      if (this.topIsConst()) {
+      if (this.topIsConst(I32)) {
         const form = immediateForm(op);
         if (form >= 0) {
           const imm = this.popConst();
@@ -1297,7 +1305,7 @@ class FunctionTranslator extends VectorTranslator<Control> {
           this.emitProducer(form, this.push(result), 2, a * 2, imm);
           return;
         }
-      } else if (this.secondIsConst()) {
+      } else if (this.secondIsConst(I32)) {
         // A constant left operand: swap it to the right where that keeps the meaning.
         const swapped = SWAPPED_OPERANDS.get(op);
         if (swapped !== undefined) {
@@ -1640,6 +1648,26 @@ function immediateForm(op: number): number {
   if (op >= I32_COMPARE_FIRST && op <= I32_COMPARE_LAST) return Op.I32CompareImmBase + (op - I32_COMPARE_FIRST);
   const i = (IMM_BINARY as readonly number[]).indexOf(op);
   return i >= 0 ? Op.I32BinaryImmBase + i : -1;
+}
+
+/**
+ * The I64ShiftImmBase form and its k for i64 shift or rotation `op` (0x86-0x8a) by `count`,
+ * or null where the result is the operand (a count of 0 modulo 64). Each form covers the
+ * counts for which one formula holds: 1..31 (k = count) or 32..63 (k = count - 32); a
+ * rotation right by c is one left by 64 - c, and a rotation by 32 swaps the halves.
+ */
+export function i64ShiftForm(op: number, count: number): [number, number] | null {
+  let n = count & 63;
+  if (op === 0x8a) n = (64 - n) & 63;
+  if (n === 0) return null;
+  const high = n >= 32;
+  const k = n & 31;
+  switch (op) {
+    case 0x86: return [high ? I64ShiftForm.ShlHigh : I64ShiftForm.Shl, k];
+    case 0x87: return [high ? I64ShiftForm.ShrSHigh : I64ShiftForm.ShrS, k];
+    case 0x88: return [high ? I64ShiftForm.ShrUHigh : I64ShiftForm.ShrU, k];
+    default: return n === 32 ? [I64ShiftForm.SwapHalves, 0] : [high ? I64ShiftForm.RotlHigh : I64ShiftForm.Rotl, k];
+  }
 }
 
 function isReinterpret(op: number): boolean {

@@ -1329,6 +1329,99 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         case 0x111: /* le_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) <= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
         case 0x112: /* ge_s */ left -= code[pc + 4]!; if (s32[base + code[pc + 1]!]! >= code[pc + 2]!) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
         case 0x113: /* ge_u */ left -= code[pc + 4]!; if ((s32[base + code[pc + 1]!]! >>> 0) >= (code[pc + 2]! >>> 0)) { pc = code[pc + 3]!; if (code[pc] === 0x09 && left > 0) pc += 2; } else pc += 5; continue;
+        // ---- i64 shifts and rotations by a constant count (I64ShiftImmBase; compiler.ts, i64ShiftForm) --
+        // Each form is one case of the generic operation, its count k fixed: no test of the count
+        // here, and in a translation (templates.generated.ts) a few shifts V8 folds.
+        case 0x114: /* shl, k 1..31 */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const k = code[pc + 3]!;
+          const l = s32[a]!;
+          const h = s32[a + 1]!;
+          s32[d] = l << k;
+          s32[d + 1] = (h << k) | (l >>> (32 - k));
+          pc += 4;
+          continue;
+        }
+        case 0x115: /* shl by 32 + k, k 0..31 */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          s32[d + 1] = s32[a]! << code[pc + 3]!;
+          s32[d] = 0;
+          pc += 4;
+          continue;
+        }
+        case 0x116: /* shr_s, k 1..31 */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const k = code[pc + 3]!;
+          const l = s32[a]!;
+          const h = s32[a + 1]!;
+          s32[d] = (l >>> k) | (h << (32 - k));
+          s32[d + 1] = h >> k;
+          pc += 4;
+          continue;
+        }
+        case 0x117: /* shr_s by 32 + k, k 0..31 */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const h = s32[a + 1]!;
+          s32[d] = h >> code[pc + 3]!;
+          s32[d + 1] = h >> 31;
+          pc += 4;
+          continue;
+        }
+        case 0x118: /* shr_u, k 1..31 */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const k = code[pc + 3]!;
+          const l = s32[a]!;
+          const h = s32[a + 1]!;
+          s32[d] = (l >>> k) | (h << (32 - k));
+          s32[d + 1] = h >>> k;
+          pc += 4;
+          continue;
+        }
+        case 0x119: /* shr_u by 32 + k, k 0..31 */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          s32[d] = s32[a + 1]! >>> code[pc + 3]!;
+          s32[d + 1] = 0;
+          pc += 4;
+          continue;
+        }
+        case 0x11a: /* rotl, k 1..31 */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const k = code[pc + 3]!;
+          const l = s32[a]!;
+          const h = s32[a + 1]!;
+          s32[d] = (l << k) | (h >>> (32 - k));
+          s32[d + 1] = (h << k) | (l >>> (32 - k));
+          pc += 4;
+          continue;
+        }
+        case 0x11b: /* rotl by 32 + k, k 1..31: the halves swapped, then rotated by k */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const k = code[pc + 3]!;
+          const l = s32[a]!;
+          const h = s32[a + 1]!;
+          s32[d] = (h << k) | (l >>> (32 - k));
+          s32[d + 1] = (l << k) | (h >>> (32 - k));
+          pc += 4;
+          continue;
+        }
+        case 0x11c: /* rotl by 32: the halves swapped (count operand unused) */ {
+          const d = base + code[pc + 1]!;
+          const a = base + code[pc + 2]!;
+          const l = s32[a]!;
+          const h = s32[a + 1]!;
+          s32[d] = h;
+          s32[d + 1] = l;
+          pc += 4;
+          continue;
+        }
         default:
           throw new Error(`internal error: bad opcode ${code[pc]} at ${pc}`);
       }

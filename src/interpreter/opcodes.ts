@@ -87,6 +87,16 @@ export const Op = {
   BranchCompareBase: 0x100,
   /** The same with a constant right operand: `op a imm target fuel`. */
   BranchCompareImmBase: 0x10a,
+  /**
+   * i64 shifts and rotations by a constant count, one opcode per case of the count:
+   * base + I64ShiftForm, `op d a k` (compiler.ts, i64ShiftForm, says which k each form takes).
+   */
+  I64ShiftImmBase: 0x114,
+} as const;
+
+/** The forms of I64ShiftImmBase: the operation, and whether the count is 32 + k or k. */
+export const I64ShiftForm = {
+  Shl: 0, ShlHigh: 1, ShrS: 2, ShrSHigh: 3, ShrU: 4, ShrUHigh: 5, Rotl: 6, RotlHigh: 7, SwapHalves: 8,
 } as const;
 
 /** Modes of `Narrow64`, on the i64 in `a`. */

@@ -251,14 +251,17 @@ export abstract class OperandStack<C extends StackControl> {
     this.constHi[this.sp - 1] = hi;
   }
 
-  /** Whether the top entry is a deferred i32 constant (its value is then `constLo[sp - 1]`). */
-  protected topIsConst(): boolean {
-    return this.sp > this.top.height && this.locs[this.sp - 1] === CONST;
+  /**
+   * Whether the top entry is a deferred constant of `type` (its value is then `constLo[sp - 1]`
+   * and `constHi[sp - 1]`). Of another type it is left to `pop`, which rejects it.
+   */
+  protected topIsConst(type: number): boolean {
+    return this.sp > this.top.height && this.locs[this.sp - 1] === CONST && this.types[this.sp - 1] === type;
   }
 
-  /** Whether the entry under the top is a deferred constant. */
-  protected secondIsConst(): boolean {
-    return this.sp - 2 >= this.top.height && this.locs[this.sp - 2] === CONST;
+  /** Whether the entry under the top is a deferred constant of `type`. */
+  protected secondIsConst(type: number): boolean {
+    return this.sp - 2 >= this.top.height && this.locs[this.sp - 2] === CONST && this.types[this.sp - 2] === type;
   }
 
   /** Pops a deferred constant (see topIsConst) and returns its low half. */

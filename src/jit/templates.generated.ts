@@ -191,6 +191,15 @@ export const DATA_OPS: ReadonlyMap<number, { readonly size: number; readonly bod
   [0xe5, { size: 3, body: "N.i64TruncSatF32U(s32, base + code[pc + 1], f32[base + code[pc + 2]]);" }],
   [0xe6, { size: 3, body: "{ const x = f64[(base + code[pc + 2]) >> 1]; if (x >= -9223372036854775808 && x < 9223372036854776000) { s32[(base + code[pc + 1])] = x | 0; s32[(base + code[pc + 1]) + 1] = Math.floor(Math.trunc(x) * 2.3283064365386963e-10); } else if (x > 0) { s32[(base + code[pc + 1])] = -1; s32[(base + code[pc + 1]) + 1] = 0x7fffffff; } else if (x < 0) { s32[(base + code[pc + 1])] = 0; s32[(base + code[pc + 1]) + 1] = -0x80000000; } else { s32[(base + code[pc + 1])] = 0; s32[(base + code[pc + 1]) + 1] = 0; } }" }],
   [0xe7, { size: 3, body: "{ const x = f64[(base + code[pc + 2]) >> 1]; if (x > -1 && x < 18446744073709552000) { s32[(base + code[pc + 1])] = x | 0; s32[(base + code[pc + 1]) + 1] = x * 2.3283064365386963e-10; } else if (x > 0) { s32[(base + code[pc + 1])] = -1; s32[(base + code[pc + 1]) + 1] = -1; } else { s32[(base + code[pc + 1])] = 0; s32[(base + code[pc + 1]) + 1] = 0; } }" }],
+  [0x114, { size: 4, body: "const k = code[pc + 3]; const l = s32[(base + code[pc + 2])]; const h = s32[(base + code[pc + 2]) + 1]; s32[(base + code[pc + 1])] = l << k; s32[(base + code[pc + 1]) + 1] = (h << k) | (l >>> (32 - k));" }],
+  [0x115, { size: 4, body: "s32[(base + code[pc + 1]) + 1] = s32[(base + code[pc + 2])] << code[pc + 3]; s32[(base + code[pc + 1])] = 0;" }],
+  [0x116, { size: 4, body: "const k = code[pc + 3]; const l = s32[(base + code[pc + 2])]; const h = s32[(base + code[pc + 2]) + 1]; s32[(base + code[pc + 1])] = (l >>> k) | (h << (32 - k)); s32[(base + code[pc + 1]) + 1] = h >> k;" }],
+  [0x117, { size: 4, body: "const h = s32[(base + code[pc + 2]) + 1]; s32[(base + code[pc + 1])] = h >> code[pc + 3]; s32[(base + code[pc + 1]) + 1] = h >> 31;" }],
+  [0x118, { size: 4, body: "const k = code[pc + 3]; const l = s32[(base + code[pc + 2])]; const h = s32[(base + code[pc + 2]) + 1]; s32[(base + code[pc + 1])] = (l >>> k) | (h << (32 - k)); s32[(base + code[pc + 1]) + 1] = h >>> k;" }],
+  [0x119, { size: 4, body: "s32[(base + code[pc + 1])] = s32[(base + code[pc + 2]) + 1] >>> code[pc + 3]; s32[(base + code[pc + 1]) + 1] = 0;" }],
+  [0x11a, { size: 4, body: "const k = code[pc + 3]; const l = s32[(base + code[pc + 2])]; const h = s32[(base + code[pc + 2]) + 1]; s32[(base + code[pc + 1])] = (l << k) | (h >>> (32 - k)); s32[(base + code[pc + 1]) + 1] = (h << k) | (l >>> (32 - k));" }],
+  [0x11b, { size: 4, body: "const k = code[pc + 3]; const l = s32[(base + code[pc + 2])]; const h = s32[(base + code[pc + 2]) + 1]; s32[(base + code[pc + 1])] = (h << k) | (l >>> (32 - k)); s32[(base + code[pc + 1]) + 1] = (l << k) | (h >>> (32 - k));" }],
+  [0x11c, { size: 4, body: "const l = s32[(base + code[pc + 2])]; const h = s32[(base + code[pc + 2]) + 1]; s32[(base + code[pc + 1])] = h; s32[(base + code[pc + 1]) + 1] = l;" }],
 ]);
 
 /** Conditional branches: size, condition, and which operands are the target and the fuel. */

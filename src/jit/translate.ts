@@ -167,7 +167,7 @@ const BULK: ReadonlyMap<number, { size: number; reads: readonly number[]; writes
   [Op.MemoryFill, { size: 5, reads: [1, 2, 3], writes: [] }],
 ]);
 
-/** Bits of a double, for doubleLiteral. */
+/** Bits of a double or a single, for the literals that stand for them. */
 const BITS = new DataView(new ArrayBuffer(8));
 
 /**
@@ -179,7 +179,11 @@ function doubleLiteral(lo: number, hi: number): string | null {
   BITS.setInt32(0, lo, true);
   BITS.setInt32(4, hi, true);
   const value = BITS.getFloat64(0, true);
-  if (!Number.isFinite(value)) return null;
+  return Number.isFinite(value) ? doubleText(value) : null;
+}
+
+/** A finite double as source text that reads back as exactly it (-0 kept). */
+function doubleText(value: number): string {
   const text = Object.is(value, -0) ? '-0' : String(value);
   if (!/^-?\d+(\.\d+)?(e[+-]\d+)?$/.test(text)) throw new Error('internal error: a double printed as something else');
   return text;
@@ -232,6 +236,58 @@ function constantWordsOf(fns: CompiledFunctions, index: number): Array<[number, 
     words.push([pool[c]!, pool[c + 1]!], [pool[c]! + 1, pool[c + 2]!]);
   }
   return words;
+}
+
+/** A frame word written by a line (an assignment to it, not a comparison). */
+const WORD_WRITE = /\b[sf]32\[base \+ (\d+)\] [-+*\/%|&^]?=(?!=)|\bf64\[base \+ (\d+) >> 1\] =(?!=)/g;
+/** A frame word read through a view: s32 or f32 word K, or the f64 slot at K. */
+const WORD_READ = /\b(s32|f32)\[base \+ (\d+)\]|\bf64\[base \+ (\d+) >> 1\]/g;
+
+/**
+ * `lines` with every read of a constant slot's words (`constantWords`) through a view made the
+ * literal it holds: the compiler only reads those words, which every frame holds from its
+ * setup on (readyFrame, or the translation's own for a fresh entry), so V8 sees the numbers —
+ * a multiplier's halves, a shift's count, a loop bound — and folds what they decide, where it
+ * would otherwise load them into variables it cannot know the values of. A word some line
+ * writes (none should) is left alone; so are a double that is not finite and an f32 NaN, whose
+ * bits a literal would not keep.
+ */
+function* constantsAsLiterals(lines: string[], constantWords: ReadonlyArray<readonly [number, number]>): Generator<void, void> {
+  if (constantWords.length === 0) return;
+  const value = new Map<number, number>(constantWords);
+  for (let i = 0; i < lines.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    if (!reachesFrame(lines[i]!)) continue;
+    for (const m of lines[i]!.matchAll(WORD_WRITE)) {
+      const w = Number(m[1] ?? m[2]);
+      value.delete(w);
+      if (m[2] !== undefined) value.delete(w + 1);
+    }
+  }
+  const literal = (view: string | undefined, word: string | undefined, slot: string | undefined): string | null => {
+    if (slot !== undefined) {
+      const lo = value.get(Number(slot));
+      const hi = value.get(Number(slot) + 1);
+      return lo === undefined || hi === undefined ? null : doubleLiteral(lo, hi);
+    }
+    const bits = value.get(Number(word));
+    if (bits === undefined) return null;
+    if (view === 's32') return num(bits);
+    BITS.setInt32(0, bits, true);
+    const single = BITS.getFloat32(0, true);
+    return Number.isFinite(single) ? doubleText(single) : null;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const line = lines[i]!;
+    if (!reachesFrame(line)) continue;
+    lines[i] = line.replace(WORD_READ, (all, view: string | undefined, word: string | undefined, slot: string | undefined, offset: number) => {
+      const text = literal(view, word, slot);
+      // (An assignment's target stays what it is; none names a constant word, as checked above.)
+      if (text === null || /^ [-+*\/%|&^]?=(?!=)/.test(line.slice(offset + all.length, offset + all.length + 4))) return all;
+      return text.startsWith('-') ? `(${text})` : text;
+    });
+  }
 }
 
 /**
@@ -1028,7 +1084,10 @@ export function* functionSourceInSteps(
   // Falling off a range's end: the interpreter goes on there.
   if (range !== null) lines.push(exit(end));
 
-  // Pass 3: frame words into variables, and the markers into stores and loads.
+  // Pass 3: constant slots read as literals; frame words into variables, and the markers into
+  // stores and loads.
+  const constantWords = constantWordsOf(fns, index);
+  yield* constantsAsLiterals(lines, constantWords);
   const words = new WordPromotion();
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
@@ -1039,7 +1098,6 @@ export function* functionSourceInSteps(
   // zero, like the variables); at a loop header, any word may. From a translated caller
   // (FRESH_ENTRY), the frame's setup is this function's: the words it keeps in the array.
   const paramsEnd = info[at + FuncInfo.ParamsEnd]!;
-  const constantWords = constantWordsOf(fns, index);
   const params: number[] = [];
   for (let w = 0; w < paramsEnd; w++) params.push(w);
   // Entries other than the first block: the switch form goes to their block (`blk`), the
