@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   compileModule, Engine, type FuncRef, instantiate, invoke, Store, Trap, TrapKind, WasmValue, type CompiledModule,
 } from '../src/interpreter/index.js';
-import { functionSource, halves, piecesOf } from '../src/jit/translate.js';
+import { cutsOf, functionSource, halves, landingPiecesOf, piecesOf } from '../src/jit/translate.js';
 import { structuredBlocks } from '../src/jit/structure.js';
 import { JitTable, translationInSteps, type TranslationSizes } from '../src/jit/tier.js';
 import { BRANCH_OPS, DATA_OPS } from '../src/jit/templates.generated.js';
@@ -42,6 +42,14 @@ interface Observed {
  * Runs `run(n)` of a kernel with `fuel`, resumed in slices of `slice` fuel (the sandbox's way),
  * and says how it ended, the fuel it consumed and what its memory holds.
  */
+/** A generator's result, all its steps taken. */
+function drain<T>(job: Generator<void, T>): T {
+  for (;;) {
+    const step = job.next();
+    if (step.done === true) return step.value;
+  }
+}
+
 function runKernel(module: CompiledModule, n: number, jitThreshold: number, fuel: number, slice: number): Observed {
   const store = new Store(new Engine(), { jitThreshold });
   const inst = instantiate(store, module, () => undefined);
@@ -871,6 +879,70 @@ describe('pieces: a function too long to translate whole', () => {
     expect(piecesOf([10, 20], 0, 100, 25)).toBeNull();
     expect(halves([10, 20, 45, 60, 95], { from: 20, to: 100 })).toEqual([{ from: 20, to: 60 }, { from: 60, to: 100 }]);
     expect(halves([10, 20], { from: 20, to: 100 })).toBeNull();
+  });
+
+  /**
+   * A dispatch loop, as a parser's or an interpreter's: one loop around a br_table over `cases`
+   * cases, each a few rounds of i64 mixing that picks the next case; some go back to the loop's
+   * header, the rest fall into the next case, and one case in eight calls a function. Nowhere in
+   * the loop does no branch cross, so cutsOf leaves it whole: its pieces are ones that
+   * branches cross, landing on cuts (landingPiecesOf).
+   */
+  async function dispatchLoop(cases: number, rounds: number): Promise<Uint8Array> {
+    const round = (c: number, i: number): string => `
+      (local.set $a (i64.add (local.get $a) (i64.xor (local.get $b) (i64.const ${(c * 131 + i * 0x9e3779b1) % 0x7fffffff}))))
+      (local.set $b (i64.rotl (i64.xor (local.get $b) (local.get $a)) (i64.const ${(c + i * 7) % 63 + 1})))
+      (i64.store (i32.and (i32.wrap_i64 (local.get $b)) (i32.const 0xff8)) (local.get $a))`;
+    const labels = Array.from({ length: cases }, (_, c) => `$c${c}`);
+    let body = `(br_table ${labels.join(' ')} (i32.wrap_i64 (i64.rem_u (local.get $a) (i64.const ${cases}))))`;
+    for (let c = 0; c < cases; c++) {
+      const work = Array.from({ length: rounds }, (_, i) => round(c, i)).join('');
+      const call = c % 8 === 3 ? '(local.set $a (call $mix (local.get $a) (local.get $b)))' : '';
+      // Even cases go back to the header (when the count allows), odd ones fall into the next case.
+      const leave = c % 2 === 0 ? '(br_if $top (local.tee $n (i32.sub (local.get $n) (i32.const 1)))) (br $done)' : '';
+      body = `(block $c${c} ${body}) ${work} ${call} ${leave}`;
+    }
+    return assemble(`(module (memory 1)
+      (func $mix (param i64 i64) (result i64) (i64.xor (i64.rotl (local.get 0) (i64.const 17)) (local.get 1)))
+      (func $machine (param $n i32) (result i64) (local $a i64) (local $b i64)
+        (local.set $b (i64.const 0x0123456789abcdef))
+        (block $done (loop $top ${body} (br_if $top (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
+        (i64.xor (local.get $a) (local.get $b)))
+      (func (export "run") (param $n i32) (result i32) (local $x i64)
+        (local.set $x (call $machine (local.get $n)))
+        (i32.xor (i32.wrap_i64 (local.get $x)) (i32.wrap_i64 (i64.shr_u (local.get $x) (i64.const 32))))))`);
+  }
+
+  it('a dispatch loop too long to translate whole runs in pieces that branches cross, landing on cuts: the interpreter\'s result, fuel and memory, at once, in slices and out of fuel', async () => {
+    const bytes = await dispatchLoop(40, 12);
+    const probe = compileModule(bytes);
+    expect(functionSource(probe.functions, 1)).toBeNull(); // too long whole
+    const at = 1 * FUNC_INFO_STRIDE;
+    const range = { from: probe.functions.info[at + FuncInfo.Entry]!, to: probe.functions.info[at + FuncInfo.CodeEnd]! };
+    // Cut where no branch crosses, the loop stays one piece; cut where crossing branches land, it does not.
+    const cuts = [...drain(cutsOf(probe.functions, 1))!];
+    expect(piecesOf(cuts, range.from, range.to, 500)).toBeNull();
+    const landing = drain(landingPiecesOf(probe.functions, range, 500, 100))!;
+    expect(landing.length).toBeGreaterThan(3);
+    expect(landing[0]!.from).toBe(range.from);
+    expect(landing[landing.length - 1]!.to).toBe(range.to);
+    const reference = runKernel(compileModule(bytes), 500, Infinity, 1e12, 1e9);
+    expect(reference.outcome).not.toMatch(/trap|error/);
+    for (const sizes of [undefined, { maxChars: 24_000, pieceChars: 6_000 }]) {
+      const inPieces = (): CompiledModule => {
+        const module = compileModule(bytes);
+        const table = (module.jit = new JitTable(module.functions, undefined, sizes));
+        expect(typeof table.translate(1, Infinity, false)).toBe('function');
+        expect(table.pieces).toBeGreaterThan(3);
+        return module;
+      };
+      for (const slice of [1e9, 997, 13]) expect(runKernel(inPieces(), 500, 0, 1e12, slice)).toEqual(reference);
+      for (const fuel of [Math.floor(reference.fuel / 3), Math.floor(reference.fuel / 2) + 17]) {
+        const interpreted = runKernel(compileModule(bytes), 500, Infinity, fuel, 1e9);
+        expect(interpreted.outcome).toMatch(/trap: .*fuel/);
+        expect(runKernel(inPieces(), 500, 0, fuel, 991)).toEqual(interpreted);
+      }
+    }
   });
 
   it('larger Binaryen modules with every translation past 3,000 characters cut into pieces of 600: Node\'s results, the interpreter\'s fuel', () => {

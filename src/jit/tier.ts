@@ -22,7 +22,7 @@ import { bulkOperation } from '../interpreter/bulk.js';
 import { indirectCallee, memoryTrap, narrow64, canonicalizeNaN } from '../interpreter/interpreter.js';
 import * as N from '../interpreter/numeric.js';
 import {
-  ABNORMAL, bodyTranslated, CLOCK_FUEL, EXIT, FACTORY_STATE, RETURNED, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedRange, cutsOf, halves, piecesOf, TOO_LONG, type TranslatedSource,
+  ABNORMAL, bodyTranslated, CLOCK_FUEL, EXIT, FACTORY_STATE, RETURNED, functionSourceInSteps, type LoopNest, loopNests, MAX_SOURCE_CHARS, type OutlinedRange, cutsOf, halves, landingPiecesOf, piecesOf, TOO_LONG, type TranslatedSource,
 } from './translate.js';
 export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
 
@@ -122,8 +122,9 @@ const MIN_FUEL_PER_ENTRY = 400;
  * call at most (a loop stays in one piece): the words handed over between pieces cost little
  * beside a piece's work. Unrolled code is made so — hash and cipher rounds, whose functions run
  * to tens of thousands of words — and stayed interpreted until 2026-12-01. A function with no
- * such cut (one long loop, as a parser's) stays interpreted. Pieces are not on trial: without
- * them the function has no translation.
+ * such cut, one long loop as a parser's, is cut where branches cross that land on cuts
+ * (translate.ts, landingPiecesOf). Pieces are not on trial: without them the function has no
+ * translation.
  */
 const PIECE_CHARS = 32_000;
 /**
@@ -238,8 +239,11 @@ function* inPieces(fns: CompiledFunctions, index: number, { maxChars, pieceChars
   if ((end - entry) / pieceWords > maxPieces) return null;
   const cuts = yield* cutsOf(fns, index);
   if (cuts === null) return null;
-  // (Each piece but the last is pieceWords long at least: no more than maxPieces, by the test above.)
-  const ranges = piecesOf(cuts, entry, end, pieceWords);
+  // (Each piece but the last is pieceWords long at least: no more than maxPieces, by the test
+  // above.) Code between two cuts that is too long, one long loop, in pieces that branches
+  // cross (landingPiecesOf).
+  const whole = { from: entry, to: end };
+  const ranges = piecesOf(cuts, entry, end, pieceWords) ?? (yield* landingPiecesOf(fns, whole, pieceWords, maxPieces));
   if (ranges === null) return null;
   const pieces: OutlinedRange[] = [];
   while (ranges.length > 0) {
@@ -247,9 +251,10 @@ function* inPieces(fns: CompiledFunctions, index: number, { maxChars, pieceChars
     const piece = yield* functionSourceInSteps(fns, index, range, maxChars);
     if (piece === null) return null;
     if (piece === TOO_LONG) {
-      const two = halves(cuts, range);
-      if (two === null || pieces.length + ranges.length + two.length > maxPieces) return null;
-      ranges.unshift(...two);
+      const left = maxPieces - pieces.length - ranges.length;
+      const parts = halves(cuts, range) ?? (yield* landingPiecesOf(fns, range, pieceWords, left));
+      if (parts === null || parts.length > left) return null;
+      ranges.unshift(...parts);
       continue;
     }
     pieces.push({ ...range, ...piece, kind: 'piece' });

@@ -1321,6 +1321,78 @@ export function piecesOf(cuts: readonly number[], from: number, to: number, piec
   return pieces.length > 1 ? pieces : null;
 }
 
+/**
+ * `range` of a function in pieces, for code that cutsOf cannot cut — one long loop, as a
+ * parser's or an interpreter's dispatch loop — where branches may cross a cut (back to a loop
+ * header, ahead past the next piece) if they land on a cut themselves: each piece is then
+ * still entered at its start only, and control leaves it for the start of another, which the
+ * function's own translation calls (its exits are blocks there). `range` is one no branch
+ * enters or leaves but at its ends (cutsOf's cuts bound it). The cuts are chosen every
+ * `pieceWords` words or so at a branch's landing point, then every target of a branch that
+ * leaves its piece is made a cut too, until none is left out; null where that leaves one piece,
+ * or more than `maxPieces`.
+ */
+export function* landingPiecesOf(
+  fns: CompiledFunctions, range: CodeRange, pieceWords: number, maxPieces: number,
+): Generator<void, CodeRange[] | null> {
+  const { code } = fns;
+  const { from, to } = range;
+  const branches: number[] = []; // [from, to] pairs
+  const landing = new Set<number>();
+  for (let pc = from; pc < to; ) {
+    if ((branches.length >> 1) % CUTS_STEP === CUTS_STEP - 1) yield;
+    const size = sizeAt(code, pc);
+    if (size === null) return null;
+    for (const t of targetsAt(code, pc)) {
+      if (t < from || t > to) return null; // (not a range cutsOf bounds)
+      branches.push(pc, t);
+      if (t < to) landing.add(t);
+    }
+    pc += size;
+  }
+  const cuts = new Set<number>();
+  let last = from;
+  for (const t of [...landing].sort((a, b) => a - b)) {
+    if (t - last >= pieceWords && to - t >= pieceWords / 2) {
+      cuts.add(t);
+      last = t;
+    }
+  }
+  for (let added = cuts.size > 0; added;) {
+    if (cuts.size + 1 > maxPieces) return null;
+    yield;
+    added = false;
+    const sorted = [...cuts].sort((a, b) => a - b);
+    // The piece of `pc`: how many cuts are at or before it.
+    const pieceOf = (pc: number): number => {
+      let lo = 0;
+      let hi = sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (sorted[mid]! <= pc) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    for (let i = 0; i < branches.length; i += 2) {
+      const t = branches[i + 1]!;
+      if (t !== from && t !== to && !cuts.has(t) && pieceOf(branches[i]!) !== pieceOf(t)) {
+        cuts.add(t);
+        added = true;
+      }
+    }
+  }
+  if (cuts.size === 0 || cuts.size + 1 > maxPieces) return null;
+  const pieces: CodeRange[] = [];
+  let start = from;
+  for (const c of [...cuts].sort((a, b) => a - b)) {
+    pieces.push({ from: start, to: c });
+    start = c;
+  }
+  pieces.push({ from: start, to });
+  return pieces;
+}
+
 /** `range` cut in two at the one of `cuts` nearest its middle; null where none is inside it. */
 export function halves(cuts: readonly number[], range: CodeRange): CodeRange[] | null {
   const middle = (range.from + range.to) / 2;
