@@ -803,6 +803,29 @@ describe('differential fuzzing of the tier', () => {
   }, 120_000);
 });
 
+/**
+ * Runs `run(n)` of `bytes` with function 1 in pieces (translated as the policy translates a
+ * function hot through its calls, at `sizes`) and expects the interpreter's result, fuel and
+ * memory: at once, in slices of 997 and 13 fuel, and out of fuel in the middle of a piece.
+ */
+function expectInPiecesAsInterpreted(bytes: Uint8Array, n: number, sizes?: TranslationSizes): void {
+  const reference = runKernel(compileModule(bytes), n, Infinity, 1e12, 1e9);
+  expect(reference.outcome).not.toMatch(/trap|error/);
+  const inPieces = (): CompiledModule => {
+    const module = compileModule(bytes);
+    const table = (module.jit = new JitTable(module.functions, undefined, sizes));
+    expect(typeof table.translate(1, Infinity, false)).toBe('function');
+    expect(table.pieces).toBeGreaterThan(3);
+    return module;
+  };
+  for (const slice of [1e9, 997, 13]) expect(runKernel(inPieces(), n, 0, 1e12, slice)).toEqual(reference);
+  for (const fuel of [Math.floor(reference.fuel / 3), Math.floor(reference.fuel / 2) + 17]) {
+    const interpreted = runKernel(compileModule(bytes), n, Infinity, fuel, 1e9);
+    expect(interpreted.outcome).toMatch(/trap: .*fuel/);
+    expect(runKernel(inPieces(), n, 0, fuel, 991)).toEqual(interpreted);
+  }
+}
+
 describe('pieces: a function too long to translate whole', () => {
   /**
    * Unrolled rounds, as hash and cipher code is written: i64 mixing of four locals, memory
@@ -843,23 +866,7 @@ describe('pieces: a function too long to translate whole', () => {
     expect(functionSource(probe.functions, 1)).toBeNull(); // too long whole
     const at = 1 * FUNC_INFO_STRIDE;
     expect(probe.functions.info[at + FuncInfo.CodeEnd]! - probe.functions.info[at + FuncInfo.Entry]!).toBeGreaterThan(12_000);
-    const reference = runKernel(compileModule(bytes), 30, Infinity, 1e12, 1e9);
-    expect(reference.outcome).not.toMatch(/trap|error/);
-    /** The module with $rounds translated as the policy translates a function hot through its calls (a translation takes many steps). */
-    const inPieces = (): CompiledModule => {
-      const module = compileModule(bytes);
-      const table = (module.jit = new JitTable(module.functions));
-      expect(typeof table.translate(1, Infinity, false)).toBe('function');
-      expect(table.pieces).toBeGreaterThan(3);
-      return module;
-    };
-    for (const slice of [1e9, 997, 13]) expect(runKernel(inPieces(), 30, 0, 1e12, slice)).toEqual(reference);
-    // Out of fuel in the middle of a piece: the same fuel, the same memory.
-    for (const fuel of [Math.floor(reference.fuel / 3), Math.floor(reference.fuel / 2) + 17]) {
-      const interpreted = runKernel(compileModule(bytes), 30, Infinity, fuel, 1e9);
-      expect(interpreted.outcome).toMatch(/trap: .*fuel/);
-      expect(runKernel(inPieces(), 30, 0, fuel, 991)).toEqual(interpreted);
-    }
+    expectInPiecesAsInterpreted(bytes, 30);
   });
 
   it('a function that would make more pieces than its translation can call is refused before any piece is translated; a piece too long is cut at the cut nearest its middle', async () => {
@@ -926,23 +933,8 @@ describe('pieces: a function too long to translate whole', () => {
     expect(landing.length).toBeGreaterThan(3);
     expect(landing[0]!.from).toBe(range.from);
     expect(landing[landing.length - 1]!.to).toBe(range.to);
-    const reference = runKernel(compileModule(bytes), 500, Infinity, 1e12, 1e9);
-    expect(reference.outcome).not.toMatch(/trap|error/);
-    for (const sizes of [undefined, { maxChars: 24_000, pieceChars: 6_000 }]) {
-      const inPieces = (): CompiledModule => {
-        const module = compileModule(bytes);
-        const table = (module.jit = new JitTable(module.functions, undefined, sizes));
-        expect(typeof table.translate(1, Infinity, false)).toBe('function');
-        expect(table.pieces).toBeGreaterThan(3);
-        return module;
-      };
-      for (const slice of [1e9, 997, 13]) expect(runKernel(inPieces(), 500, 0, 1e12, slice)).toEqual(reference);
-      for (const fuel of [Math.floor(reference.fuel / 3), Math.floor(reference.fuel / 2) + 17]) {
-        const interpreted = runKernel(compileModule(bytes), 500, Infinity, fuel, 1e9);
-        expect(interpreted.outcome).toMatch(/trap: .*fuel/);
-        expect(runKernel(inPieces(), 500, 0, fuel, 991)).toEqual(interpreted);
-      }
-    }
+    expectInPiecesAsInterpreted(bytes, 500);
+    expectInPiecesAsInterpreted(bytes, 500, { maxChars: 24_000, pieceChars: 6_000 });
   });
 
   it('larger Binaryen modules with every translation past 3,000 characters cut into pieces of 600: Node\'s results, the interpreter\'s fuel', () => {
