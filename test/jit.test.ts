@@ -935,6 +935,8 @@ describe('pieces: a function too long to translate whole', () => {
     expect(landing[landing.length - 1]!.to).toBe(range.to);
     expectInPiecesAsInterpreted(bytes, 500);
     expectInPiecesAsInterpreted(bytes, 500, { maxChars: 24_000, pieceChars: 6_000 });
+    // Cases of 40 rounds, each a piece too long that is cut again (straight code, where no branch crosses).
+    expectInPiecesAsInterpreted(await dispatchLoop(6, 40), 200, { maxChars: 16_000, pieceChars: 8_000 });
   });
 
   it('larger Binaryen modules with every translation past 3,000 characters cut into pieces of 600: Node\'s results, the interpreter\'s fuel', () => {

@@ -239,7 +239,9 @@ function constantWordsOf(fns: CompiledFunctions, index: number): Array<[number, 
 }
 
 /** A frame word written by a line (an assignment to it, not a comparison). */
-const WORD_WRITE = /\b[sf]32\[base \+ (\d+)\] [-+*\/%|&^]?=(?!=)|\bf64\[base \+ (\d+) >> 1\] =(?!=)/g;
+const WORD_WRITE = /(?:\+\+|--)\s*[sf]32\[base \+ (\d+)\]|\b[sf]32\[base \+ (\d+)\]\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=)|\bf64\[base \+ (\d+) >> 1\]\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=)/g;
+/** What follows a view access that makes it an assignment's target (WORD_WRITE's tail). */
+const ASSIGNED = /^\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=)/;
 /** A frame word read through a view: s32 or f32 word K, or the f64 slot at K. */
 const WORD_READ = /\b(s32|f32)\[base \+ (\d+)\]|\bf64\[base \+ (\d+) >> 1\]/g;
 
@@ -259,9 +261,9 @@ function* constantsAsLiterals(lines: string[], constantWords: ReadonlyArray<read
     if (i % STEP === STEP - 1) yield;
     if (!reachesFrame(lines[i]!)) continue;
     for (const m of lines[i]!.matchAll(WORD_WRITE)) {
-      const w = Number(m[1] ?? m[2]);
+      const w = Number(m[1] ?? m[2] ?? m[3]);
       value.delete(w);
-      if (m[2] !== undefined) value.delete(w + 1);
+      if (m[3] !== undefined) value.delete(w + 1);
     }
   }
   const literal = (view: string | undefined, word: string | undefined, slot: string | undefined): string | null => {
@@ -284,7 +286,7 @@ function* constantsAsLiterals(lines: string[], constantWords: ReadonlyArray<read
     lines[i] = line.replace(WORD_READ, (all, view: string | undefined, word: string | undefined, slot: string | undefined, offset: number) => {
       const text = literal(view, word, slot);
       // (An assignment's target stays what it is; none names a constant word, as checked above.)
-      if (text === null || /^ [-+*\/%|&^]?=(?!=)/.test(line.slice(offset + all.length, offset + all.length + 4))) return all;
+      if (text === null || ASSIGNED.test(line.slice(offset + all.length, offset + all.length + 6))) return all;
       return text.startsWith('-') ? `(${text})` : text;
     });
   }
@@ -1326,8 +1328,9 @@ export function piecesOf(cuts: readonly number[], from: number, to: number, piec
  * parser's or an interpreter's dispatch loop — where branches may cross a cut (back to a loop
  * header, ahead past the next piece) if they land on a cut themselves: each piece is then
  * still entered at its start only, and control leaves it for the start of another, which the
- * function's own translation calls (its exits are blocks there). `range` is one no branch
- * enters or leaves but at its ends (cutsOf's cuts bound it). The cuts are chosen every
+ * function's own translation calls (its exits are blocks there). `range` is one that branches
+ * enter at its start only and leave for cuts only: the code between two of cutsOf's cuts, or a
+ * piece made so that comes out too long, cut again. The cuts are chosen every
  * `pieceWords` words or so at a branch's landing point, then every target of a branch that
  * leaves its piece is made a cut too, until none is left out; null where that leaves one piece,
  * or more than `maxPieces`.
@@ -1337,25 +1340,41 @@ export function* landingPiecesOf(
 ): Generator<void, CodeRange[] | null> {
   const { code } = fns;
   const { from, to } = range;
-  const branches: number[] = []; // [from, to] pairs
+  const branches: number[] = []; // [from, to] pairs, both inside the range
+  const starts: number[] = [];
+  // Where a cut costs no other cut: a branch's landing point, or a point no branch inside the
+  // range crosses (straight code in a piece cut again); `crossing` counts the latter as
+  // differences, as cutsOf does.
   const landing = new Set<number>();
+  const crossing = new Int32Array(to - from + 1);
   for (let pc = from; pc < to; ) {
-    if ((branches.length >> 1) % CUTS_STEP === CUTS_STEP - 1) yield;
+    if (starts.length % CUTS_STEP === CUTS_STEP - 1) yield;
     const size = sizeAt(code, pc);
     if (size === null) return null;
+    starts.push(pc);
     for (const t of targetsAt(code, pc)) {
-      if (t < from || t > to) return null; // (not a range cutsOf bounds)
+      // (A branch out of the range lands on a cut already: its end, or another piece's start.)
+      if (t <= from || t >= to) continue;
       branches.push(pc, t);
-      if (t < to) landing.add(t);
+      landing.add(t);
+      const [low, high] = t > pc ? [pc + 1, t] : [t + 1, pc + 1];
+      crossing[low - from]++;
+      crossing[high - from]--;
+      if ((branches.length >> 1) % CUTS_STEP === 0) yield;
     }
     pc += size;
   }
   const cuts = new Set<number>();
   let last = from;
-  for (const t of [...landing].sort((a, b) => a - b)) {
-    if (t - last >= pieceWords && to - t >= pieceWords / 2) {
-      cuts.add(t);
-      last = t;
+  let crossed = 0;
+  let next = 0;
+  for (let p = from; p < to; p++) {
+    crossed += crossing[p - from]!;
+    if (starts[next] !== p) continue;
+    next++;
+    if ((crossed === 0 || landing.has(p)) && p - last >= pieceWords && to - p >= pieceWords / 2) {
+      cuts.add(p);
+      last = p;
     }
   }
   for (let added = cuts.size > 0; added;) {
@@ -1376,7 +1395,7 @@ export function* landingPiecesOf(
     };
     for (let i = 0; i < branches.length; i += 2) {
       const t = branches[i + 1]!;
-      if (t !== from && t !== to && !cuts.has(t) && pieceOf(branches[i]!) !== pieceOf(t)) {
+      if (!cuts.has(t) && pieceOf(branches[i]!) !== pieceOf(t)) {
         cuts.add(t);
         added = true;
       }
