@@ -1284,11 +1284,13 @@ export function* cutsOf(fns: CompiledFunctions, index: number): Generator<void, 
     const size = sizeAt(code, pc);
     if (size === null) return null;
     starts.push(pc);
+    let targets = 0;
     for (const t of targetsAt(code, pc)) {
       if (t < entry || t >= end) return null; // (not code the compiler wrote)
       const [low, high] = t > pc ? [pc + 1, t] : [t + 1, pc + 1];
       crossing[low - entry]++;
       crossing[high - entry]--;
+      if (++targets % CUTS_STEP === 0) yield; // (a br_table's targets may be many)
     }
     pc += size;
   }
@@ -1369,6 +1371,7 @@ export function* landingPiecesOf(
   let crossed = 0;
   let next = 0;
   for (let p = from; p < to; p++) {
+    if ((p - from) % (4 * CUTS_STEP) === 4 * CUTS_STEP - 1) yield;
     crossed += crossing[p - from]!;
     if (starts[next] !== p) continue;
     next++;
@@ -1394,6 +1397,7 @@ export function* landingPiecesOf(
       return lo;
     };
     for (let i = 0; i < branches.length; i += 2) {
+      if ((i >> 1) % CUTS_STEP === CUTS_STEP - 1) yield; // (a br_table's targets may be many)
       const t = branches[i + 1]!;
       if (!cuts.has(t) && pieceOf(branches[i]!) !== pieceOf(t)) {
         cuts.add(t);
