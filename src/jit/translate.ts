@@ -238,10 +238,13 @@ function constantWordsOf(fns: CompiledFunctions, index: number): Array<[number, 
   return words;
 }
 
-/** A frame word written by a line (an assignment to it, not a comparison). */
-const WORD_WRITE = /(?:\+\+|--)\s*[sf]32\[base \+ (\d+)\]|\b[sf]32\[base \+ (\d+)\]\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=)|\bf64\[base \+ (\d+) >> 1\]\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=)/g;
-/** What follows a view access that makes it an assignment's target (WORD_WRITE's tail). */
-const ASSIGNED = /^\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=)/;
+/** What follows an expression that makes it an assignment's target (not a comparison). */
+const ASSIGNMENT = String.raw`\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=)`;
+/** A frame word written by a line: after ++ or --, or before an assignment. */
+const WORD_WRITE = new RegExp(
+  String.raw`(?:\+\+|--)\s*[sf]32\[base \+ (\d+)\]|\b[sf]32\[base \+ (\d+)\]${ASSIGNMENT}|\bf64\[base \+ (\d+) >> 1\]${ASSIGNMENT}`, 'g');
+/** Whether a view access is an assignment's target, from the text that follows it. */
+const ASSIGNED = new RegExp(`^${ASSIGNMENT}`);
 /** A frame word read through a view: s32 or f32 word K, or the f64 slot at K. */
 const WORD_READ = /\b(s32|f32)\[base \+ (\d+)\]|\bf64\[base \+ (\d+) >> 1\]/g;
 
@@ -1275,36 +1278,63 @@ export function* cutsOf(fns: CompiledFunctions, index: number): Generator<void, 
   const entry = info[at + FuncInfo.Entry]!;
   const end = info[at + FuncInfo.CodeEnd]!;
   if (entry < 0) return null;
-  // How many branches cross each position, as differences: a branch from `pc` to `t` crosses
-  // the positions after pc up to t (not t itself), or after t up to pc (a branch back).
-  const crossing = new Int32Array(end - entry + 1);
+  const scan = yield* branchesIn(code, entry, end);
+  if (scan === null) return null;
+  for (let i = 1; i < scan.branches.length; i += 2) {
+    if (scan.branches[i]! < entry || scan.branches[i]! >= end) return null; // (not code the compiler wrote)
+  }
+  return yield* uncrossed(scan.starts, scan.branches, entry, end);
+}
+
+/**
+ * The instructions of [from, to): where each starts, and its branches as [source, target]
+ * pairs (a br_table's every target); null where the code holds an instruction the tier does not
+ * know. In steps: a function cut into pieces may be very long, a br_table very wide.
+ */
+function* branchesIn(code: Int32Array, from: number, to: number): Generator<void, { starts: number[]; branches: number[] } | null> {
   const starts: number[] = [];
-  for (let pc = entry; pc < end; ) {
+  const branches: number[] = [];
+  for (let pc = from; pc < to; ) {
     if (starts.length % CUTS_STEP === CUTS_STEP - 1) yield;
     const size = sizeAt(code, pc);
     if (size === null) return null;
     starts.push(pc);
-    let targets = 0;
     for (const t of targetsAt(code, pc)) {
-      if (t < entry || t >= end) return null; // (not code the compiler wrote)
-      const [low, high] = t > pc ? [pc + 1, t] : [t + 1, pc + 1];
-      crossing[low - entry]++;
-      crossing[high - entry]--;
-      if (++targets % CUTS_STEP === 0) yield; // (a br_table's targets may be many)
+      branches.push(pc, t);
+      if ((branches.length >> 1) % CUTS_STEP === 0) yield;
     }
     pc += size;
   }
-  const cuts: number[] = [];
+  return { starts, branches };
+}
+
+/**
+ * The `starts` after `from` (instructions of [from, to), in order) that none of `branches`
+ * (pairs inside [from, to]) crosses: a branch crosses the points after its source up to its
+ * target, or after its target up to its source (a branch back) — not the point it lands on.
+ */
+function* uncrossed(starts: readonly number[], branches: readonly number[], from: number, to: number): Generator<void, number[]> {
+  // How many branches cross each point, as differences.
+  const crossing = new Int32Array(to - from + 1);
+  for (let i = 0; i < branches.length; i += 2) {
+    if ((i >> 1) % CUTS_STEP === CUTS_STEP - 1) yield;
+    const pc = branches[i]!;
+    const t = branches[i + 1]!;
+    const [low, high] = t > pc ? [pc + 1, t] : [t + 1, pc + 1];
+    crossing[low - from]++;
+    crossing[high - from]--;
+  }
+  const points: number[] = [];
   let crossed = 0;
   let next = 0;
-  for (let p = entry; p < end; p++) {
-    if ((p - entry) % (4 * CUTS_STEP) === 4 * CUTS_STEP - 1) yield;
-    crossed += crossing[p - entry]!;
+  for (let p = from; p < to; p++) {
+    if ((p - from) % (4 * CUTS_STEP) === 4 * CUTS_STEP - 1) yield;
+    crossed += crossing[p - from]!;
     if (starts[next] !== p) continue;
     next++;
-    if (crossed === 0 && p > entry) cuts.push(p);
+    if (crossed === 0 && p > from) points.push(p);
   }
-  return cuts;
+  return points;
 }
 
 /**
@@ -1340,42 +1370,28 @@ export function piecesOf(cuts: readonly number[], from: number, to: number, piec
 export function* landingPiecesOf(
   fns: CompiledFunctions, range: CodeRange, pieceWords: number, maxPieces: number,
 ): Generator<void, CodeRange[] | null> {
-  const { code } = fns;
   const { from, to } = range;
-  const branches: number[] = []; // [from, to] pairs, both inside the range
-  const starts: number[] = [];
+  const scan = yield* branchesIn(fns.code, from, to);
+  if (scan === null) return null;
+  // The branches inside the range. (One out of it lands on a cut already: its end, or another
+  // piece's start.)
+  const branches: number[] = [];
   // Where a cut costs no other cut: a branch's landing point, or a point no branch inside the
-  // range crosses (straight code in a piece cut again); `crossing` counts the latter as
-  // differences, as cutsOf does.
-  const landing = new Set<number>();
-  const crossing = new Int32Array(to - from + 1);
-  for (let pc = from; pc < to; ) {
-    if (starts.length % CUTS_STEP === CUTS_STEP - 1) yield;
-    const size = sizeAt(code, pc);
-    if (size === null) return null;
-    starts.push(pc);
-    for (const t of targetsAt(code, pc)) {
-      // (A branch out of the range lands on a cut already: its end, or another piece's start.)
-      if (t <= from || t >= to) continue;
-      branches.push(pc, t);
-      landing.add(t);
-      const [low, high] = t > pc ? [pc + 1, t] : [t + 1, pc + 1];
-      crossing[low - from]++;
-      crossing[high - from]--;
-      if ((branches.length >> 1) % CUTS_STEP === 0) yield;
-    }
-    pc += size;
+  // range crosses (straight code in a piece cut again).
+  const free = new Set<number>();
+  for (let i = 0; i < scan.branches.length; i += 2) {
+    if ((i >> 1) % CUTS_STEP === CUTS_STEP - 1) yield;
+    const t = scan.branches[i + 1]!;
+    if (t <= from || t >= to) continue;
+    branches.push(scan.branches[i]!, t);
+    free.add(t);
   }
+  for (const p of yield* uncrossed(scan.starts, branches, from, to)) free.add(p);
   const cuts = new Set<number>();
   let last = from;
-  let crossed = 0;
-  let next = 0;
-  for (let p = from; p < to; p++) {
-    if ((p - from) % (4 * CUTS_STEP) === 4 * CUTS_STEP - 1) yield;
-    crossed += crossing[p - from]!;
-    if (starts[next] !== p) continue;
-    next++;
-    if ((crossed === 0 || landing.has(p)) && p - last >= pieceWords && to - p >= pieceWords / 2) {
+  for (const [i, p] of scan.starts.entries()) {
+    if (i % CUTS_STEP === CUTS_STEP - 1) yield;
+    if (free.has(p) && p - last >= pieceWords && to - p >= pieceWords / 2) {
       cuts.add(p);
       last = p;
     }
