@@ -3,7 +3,7 @@
  * process (from source through tsx; through bin/sandboxd.cjs when the build is present).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -329,7 +329,7 @@ describe.skipIf(!built)('sandboxd, end to end (bin/sandboxd.cjs over the build)'
     const wasm = join(dir, 'fib.wasm');
     // well_behaved.wat, assembled: add and fib.
     const wabt = await (await import('wabt')).default();
-    const text = (await import('node:fs')).readFileSync(fx('well_behaved.wat'), 'utf8');
+    const text = readFileSync(fx('well_behaved.wat'), 'utf8');
     writeFileSync(wasm, wabt.parseWat('well_behaved.wat', text).toBinary({}).buffer);
     const r = await run(wasm, '--invoke', 'fib', '--arg', '30');
     expect(r).toMatchObject({ code: 0, stdout: 'result: I32(832040)\n', stderr: 'fuel consumed: 522\n' });
@@ -379,6 +379,73 @@ describe.skipIf(!built)('sandboxd, end to end (bin/sandboxd.cjs over the build)'
   it('exits 3 on a timeout', async () => {
     const r = await run('fixtures/infinite_loop.wat', '--fuel', '100000000000', '--timeout-ms', '100');
     expect(r.code).toBe(3);
+  });
+});
+
+describe.skipIf(!built)("the CLI's code cache (bin/load-cli.cjs)", () => {
+  // (module (func (export "run") (result i32) i32.const 42)), assembled by hand.
+  const answer = new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00,
+    0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0x41, 0x2a, 0x0b,
+  ]);
+
+  /** A copy of the command and its build in a directory of its own, then `change`d there. */
+  function copyOfBuild(change: (dist: string) => void): string {
+    const dir = mkdtempSync(join(tmpdir(), 'sandboxd-cache-'));
+    for (const sub of ['bin', 'dist']) mkdirSync(join(dir, sub));
+    for (const file of ['bin/sandboxd.cjs', 'bin/load-cli.cjs', 'dist/sandboxd.cjs', 'dist/sandboxd.cjs.cache', 'package.json']) {
+      copyFileSync(join(root, file), join(dir, file));
+    }
+    writeFileSync(join(dir, 'answer.wasm'), answer);
+    change(join(dir, 'dist'));
+    return dir;
+  }
+
+  /** Whether V8 took the cache for the bundle in `dir`, and what the command prints there. */
+  async function cachedAndRun(dir: string): Promise<{ cached: string; run: Awaited<ReturnType<typeof spawn>> }> {
+    const probe = `process.stdout.write(String(require(${JSON.stringify(join(dir, 'bin', 'load-cli.cjs'))}).loadBundle(true).cached))`;
+    const cached = (await spawn(process.execPath, ['-e', probe])).stdout;
+    return { cached, run: await spawn(process.execPath, [join(dir, 'bin', 'sandboxd.cjs'), join(dir, 'answer.wasm')]) };
+  }
+
+  const answered = { code: 0, stdout: 'result: I32(42)\n', stderr: 'fuel consumed: 2\n' };
+
+  it('is written by the build for the bundle, and V8 takes it', async () => {
+    expect(readFileSync(join(root, 'dist/sandboxd.cjs'), 'utf8')).toMatch(/\n\/\/# sandboxd-bundle [0-9a-f]{64}\n$/);
+    const { cached, run } = await cachedAndRun(copyOfBuild(() => {}));
+    expect(cached).toBe('true');
+    expect(run).toMatchObject(answered);
+  });
+
+  it('is not used where it is damaged, another build\'s, or missing, and the command runs as well without it', async () => {
+    const cache = readFileSync(join(root, 'dist/sandboxd.cjs.cache'));
+    const damaged = Buffer.from(cache);
+    // Past the digest and CRC: V8's data, which V8 itself does not check (it crashed on this).
+    for (let i = 72 + 100; i < damaged.length; i += 997) damaged[i]! ^= 0x5a;
+    const otherBuild = Buffer.from(cache);
+    otherBuild[0] = otherBuild[0] === 0x30 ? 0x31 : 0x30; // a digest that is not the bundle's
+    const cases: Array<[string, (dist: string) => void]> = [
+      ['damaged', (dist) => writeFileSync(join(dist, 'sandboxd.cjs.cache'), damaged)],
+      ['cut short', (dist) => writeFileSync(join(dist, 'sandboxd.cjs.cache'), cache.subarray(0, cache.length >> 1))],
+      ["another build's", (dist) => writeFileSync(join(dist, 'sandboxd.cjs.cache'), otherBuild)],
+      ['missing', (dist) => rmSync(join(dist, 'sandboxd.cjs.cache'))],
+      // A bundle that esbuild wrote without the build's last step has no stamp.
+      ['for a bundle without its stamp', (dist) => {
+        const bundle = readFileSync(join(dist, 'sandboxd.cjs'), 'utf8');
+        writeFileSync(join(dist, 'sandboxd.cjs'), bundle.slice(0, bundle.lastIndexOf('//# sandboxd-bundle ')));
+      }],
+    ];
+    for (const [what, change] of cases) {
+      const { cached, run } = await cachedAndRun(copyOfBuild(change));
+      expect({ what, cached }).toEqual({ what, cached: 'false' });
+      expect({ what, ...run }).toMatchObject({ what, ...answered });
+    }
+  });
+
+  it('says the CLI is not built where the bundle is missing', async () => {
+    const dir = copyOfBuild((dist) => rmSync(join(dist, 'sandboxd.cjs')));
+    const r = await spawn(process.execPath, [join(dir, 'bin', 'sandboxd.cjs'), join(dir, 'answer.wasm')]);
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: "sandboxd: host error: the CLI is not built; run 'npm run build' first\n" });
   });
 });
 

@@ -1,0 +1,39 @@
+'use strict';
+/**
+ * The last step of `npm run build`: stamps the CLI's bundle (dist/sandboxd.cjs) with its digest
+ * and writes V8's code cache for it (dist/sandboxd.cjs.cache), which bin/load-cli.cjs hands to
+ * V8 on every cold start. The cache is made after a run of the CLI — the README's first command,
+ * on a fixture — so that it holds the bytecode of what a run compiles, not only of the bundle's
+ * top level: 313 KB of cache and a 25 ms slower start when it was made before any run (measured
+ * 2026-12-02).
+ */
+const { createHash } = require('node:crypto');
+const { readFileSync, renameSync, writeFileSync } = require('node:fs');
+const path = require('node:path');
+const { BUNDLE, CACHE, STAMP_PREFIX, cacheFile, loadBundle, stampOf } = require('../bin/load-cli.cjs');
+
+async function main() {
+  let source = readFileSync(BUNDLE, 'utf8');
+  if (stampOf(source) !== null) source = source.slice(0, source.lastIndexOf(`\n${STAMP_PREFIX}`) + 1);
+  const digest = createHash('sha256').update(source).digest('hex');
+  writeFileSync(BUNDLE, `${source}${source.endsWith('\n') ? '' : '\n'}${STAMP_PREFIX}${digest}\n`);
+
+  const loaded = loadBundle(false);
+  if (loaded === null) throw new Error(`no bundle at ${BUNDLE}`);
+  const out = [];
+  const err = [];
+  const io = { stdout: (line) => out.push(line), stderr: (line) => err.push(line) };
+  const fixture = path.join(__dirname, '..', 'fixtures', 'well_behaved.wat');
+  const code = await loaded.exports.runCli([fixture, '--invoke', 'fib', '--arg', '20'], io, { version: '0.0.0' });
+  if (code !== 0 || out.join('\n') !== 'result: I32(6765)') {
+    throw new Error(`the CLI's run for the code cache went wrong (exit ${code}): ${[...out, ...err].join(' | ')}`);
+  }
+  // (Whole or not at all: a cache cut short by a build that stopped is refused, by its CRC.)
+  writeFileSync(`${CACHE}.tmp`, cacheFile(digest, loaded.script.createCachedData()));
+  renameSync(`${CACHE}.tmp`, CACHE);
+}
+
+main().catch((error) => {
+  process.stderr.write(`cli-code-cache: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
