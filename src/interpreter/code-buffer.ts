@@ -136,10 +136,13 @@ export class CodeBuffer {
     this.at = offset;
   }
 
-  /** The emitted code (from position 0) as one array, joined a chunk per step. */
-  *finishInSteps(): Steps<Int32Array> {
-    if (this.chunks.length === 1) return this.chunk.slice(0, this.length);
-    const code = new Int32Array(this.length);
+  /**
+   * The emitted code (from position 0) as one array, joined a chunk per step, in an array of
+   * `capacity` words (at least the length) to append to.
+   */
+  *finishInSteps(capacity = this.length): Steps<Int32Array> {
+    if (this.chunks.length === 1 && capacity === this.length) return this.chunk.slice(0, this.length);
+    const code = new Int32Array(Math.max(capacity, this.length));
     for (let i = 0; i < this.chunks.length; i++) {
       const start = i * CHUNK_WORDS;
       code.set(this.chunks[i]!.subarray(0, Math.min(CHUNK_WORDS, this.length - start)), start);
@@ -175,10 +178,10 @@ export class WordArray {
   words: Int32Array;
   private store: Int32Array;
 
-  /** Starts with the words of `initial`. */
-  constructor(initial: Int32Array) {
+  /** Starts with the first `length` words of `initial`, the rest of it room to append to. */
+  constructor(initial: Int32Array, length = initial.length) {
     this.store = initial;
-    this.words = initial;
+    this.words = length === initial.length ? initial : initial.subarray(0, length);
   }
 
   append(more: Int32Array): void {

@@ -220,7 +220,7 @@ export class CompiledFunctions {
   } | null;
 
   constructor(ctx: ModuleContext, translator: FunctionTranslator, out: CodeBuffer, parts: {
-    code: Int32Array; offsets: Int32Array; info: Int32Array; resultWords: Int32Array;
+    code: Int32Array; codeLength: number; offsets: Int32Array; info: Int32Array; resultWords: Int32Array;
     idleParamWords: Int32Array; idleResultWords: Int32Array; constants: number[]; codeOrder: number[]; waiting: number;
   }) {
     this.info = parts.info;
@@ -232,7 +232,7 @@ export class CompiledFunctions {
     this.i32Copies = out.i32Copies;
     this.handlers = new Int32Array(translator.handlers);
     this.catches = new Int32Array(translator.catches);
-    const code = new WordArray(parts.code);
+    const code = new WordArray(parts.code, parts.codeLength);
     this.code = code.words;
     this.offsets = parts.offsets;
     this.constants = new Int32Array(parts.constants);
@@ -314,6 +314,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext, lazy: boolean): Ste
   const validator = lazy ? new BodyValidator(ctx) : null;
   const codeOrder: number[] = [];
   let waiting = 0;
+  let waitingBytes = 0;
   let done = 0;
   for (let i = 0; i < ctx.ir.codes.length; i++) {
     const index = ctx.numImportedFuncs + i;
@@ -326,6 +327,7 @@ export function* compileFunctionsInSteps(ctx: ModuleContext, lazy: boolean): Ste
     if (validator !== null && size <= LAZY_MAX_BODY_BYTES && validator.proves(i)) {
       info[index * FUNC_INFO_STRIDE + FuncInfo.FastFrameEnd] = PAST_ANY_STACK;
       waiting++;
+      waitingBytes += size;
       done += size / VALIDATION_SPEEDUP;
     } else {
       yield* translateFunction(ctx, translator, out, i, info, constants);
@@ -337,14 +339,12 @@ export function* compileFunctionsInSteps(ctx: ModuleContext, lazy: boolean): Ste
       done = 0;
     }
   }
-  // No room is kept for the code still to come: lazy translation grows the array as functions
-  // are first called (WordArray), and a module is compiled many times more often than all its
-  // functions run (lz77.wasm's compile, 2,000 each: 0.177-0.196 ms with a word per byte waiting
-  // kept, 0.159-0.183 without; 2026-12-02).
-  const code = yield* out.finishInSteps();
+  // Room for the code still to come, at about a word per byte (more is made when it runs out).
+  const codeLength = out.length;
+  const code = yield* out.finishInSteps(codeLength + waitingBytes);
   const offsets = yield* translator.offsets.finishInSteps();
   return new CompiledFunctions(ctx, translator, out, {
-    code, offsets, info, resultWords, idleParamWords, idleResultWords, constants, codeOrder, waiting,
+    code, codeLength, offsets, info, resultWords, idleParamWords, idleResultWords, constants, codeOrder, waiting,
   });
 }
 
