@@ -24,18 +24,20 @@ describe('CodeBuffer', () => {
     }
   });
 
-  it('takes back words (truncate) and goes on from there, at a chunk boundary too', () => {
-    const buffer = new CodeBuffer(16);
-    filled(buffer, 2 * CHUNK_WORDS);
-    buffer.truncate(CHUNK_WORDS);
-    buffer.push3(-1, -2, -3);
-    const code = runSteps(buffer.finishInSteps());
-    expect(code.length).toBe(CHUNK_WORDS + 3);
-    expect(code[CHUNK_WORDS - 1]).toBe(CHUNK_WORDS - 1);
-    expect([...code.subarray(CHUNK_WORDS)]).toEqual([-1, -2, -3]);
+  it('takes back words (truncate) and goes on from there: inside a chunk, at its start, and at the end of a full last chunk', () => {
+    for (const [count, at] of [[CHUNK_WORDS + 100, CHUNK_WORDS + 40], [2 * CHUNK_WORDS + 1, CHUNK_WORDS], [2 * CHUNK_WORDS, 2 * CHUNK_WORDS]] as const) {
+      const buffer = new CodeBuffer(16);
+      filled(buffer, count);
+      buffer.truncate(at);
+      buffer.push3(-1, -2, -3);
+      const code = runSteps(buffer.finishInSteps());
+      expect(code.length).toBe(at + 3);
+      expect(code[at - 1]).toBe(at - 1);
+      expect([...code.subarray(at)]).toEqual([-1, -2, -3]);
+    }
   });
 
-  it("appends what follows a restart to a WordArray made exactly as long as the compile's code, which grows", () => {
+  it('appends what follows a restart to a WordArray with no room left, which grows', () => {
     const buffer = new CodeBuffer(64);
     filled(buffer, 10);
     const code = new WordArray(runSteps(buffer.finishInSteps()));
