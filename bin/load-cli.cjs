@@ -12,7 +12,9 @@
  * by hand, say — has no stamp at all), and V8 refuses one from another V8 version or flags
  * (`cachedDataRejected`); either way the bundle is compiled from its source, as `require`
  * would. Reading the stamp costs nothing; hashing the bundle here would cost the 10 ms of
- * loading node:crypto that the cache is there to save.
+ * loading node:crypto that the cache is there to save. So a hand edit of the bundle that keeps
+ * its length and its last line is not seen (V8 would run the cached code of the build): rebuild
+ * (`npm run build`) after changing it.
  *
  * V8 trusts the bytes of a cache it accepts (it checks their length, not a checksum, in a
  * release build): a damaged cache crashed the process (SIGSEGV, a test of 2026-12-02). So the
@@ -21,7 +23,6 @@
  * zlib.crc32 (before 20.15), no cache is used.
  */
 const { readFileSync } = require('node:fs');
-const zlib = require('node:zlib');
 const { createRequire } = require('node:module');
 const path = require('node:path');
 const vm = require('node:vm');
@@ -41,7 +42,12 @@ function cacheFile(digest, data) {
 }
 
 function crcHex(data) {
-  return zlib.crc32(data).toString(16).padStart(CRC_HEX_LENGTH, '0');
+  return require('node:zlib').crc32(data).toString(16).padStart(CRC_HEX_LENGTH, '0');
+}
+
+/** Whether this Node has what a cache needs (zlib.crc32, from Node 20.15); loads node:zlib. */
+function cacheSupported() {
+  return typeof require('node:zlib').crc32 === 'function';
 }
 
 /** The stamp `source` ends with (its digest), or null. */
@@ -55,7 +61,7 @@ function stampOf(source) {
 /** V8's data from the cache file, if it was written for this very bundle and is whole. */
 function cachedDataFor(source) {
   const digest = stampOf(source);
-  if (digest === null || typeof zlib.crc32 !== 'function') return undefined;
+  if (digest === null || !cacheSupported()) return undefined;
   let cache;
   try {
     cache = readFileSync(CACHE);
@@ -94,4 +100,4 @@ function loadBundle(useCache) {
   return { exports: module.exports, script, cached: cachedData !== undefined && !script.cachedDataRejected };
 }
 
-module.exports = { BUNDLE, CACHE, STAMP_PREFIX, cacheFile, loadBundle, stampOf };
+module.exports = { BUNDLE, CACHE, STAMP_PREFIX, cacheFile, cacheSupported, loadBundle, stampOf };

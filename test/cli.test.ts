@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseArgs, parseValue, runCli } from '../src/cli/index.js';
 import { lineWriter } from '../src/cli/process.js';
 import { Value } from '../src/index.js';
@@ -389,9 +389,15 @@ describe.skipIf(!built)("the CLI's code cache (bin/load-cli.cjs)", () => {
     0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0x41, 0x2a, 0x0b,
   ]);
 
+  const copies: string[] = [];
+  afterAll(() => {
+    for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+  });
+
   /** A copy of the command and its build in a directory of its own, then `change`d there. */
   function copyOfBuild(change: (dist: string) => void): string {
     const dir = mkdtempSync(join(tmpdir(), 'sandboxd-cache-'));
+    copies.push(dir);
     for (const sub of ['bin', 'dist']) mkdirSync(join(dir, sub));
     for (const file of ['bin/sandboxd.cjs', 'bin/load-cli.cjs', 'dist/sandboxd.cjs', 'dist/sandboxd.cjs.cache', 'package.json']) {
       copyFileSync(join(root, file), join(dir, file));
@@ -401,11 +407,11 @@ describe.skipIf(!built)("the CLI's code cache (bin/load-cli.cjs)", () => {
     return dir;
   }
 
-  /** Whether V8 took the cache for the bundle in `dir`, and what the command prints there. */
-  async function cachedAndRun(dir: string): Promise<{ cached: string; run: Awaited<ReturnType<typeof spawn>> }> {
+  /** Whether V8 took the cache for the bundle in `dir`, and what the command prints there (`node` given `flags`). */
+  async function cachedAndRun(dir: string, flags: string[] = []): Promise<{ cached: string; run: Awaited<ReturnType<typeof spawn>> }> {
     const probe = `process.stdout.write(String(require(${JSON.stringify(join(dir, 'bin', 'load-cli.cjs'))}).loadBundle(true).cached))`;
-    const cached = (await spawn(process.execPath, ['-e', probe])).stdout;
-    return { cached, run: await spawn(process.execPath, [join(dir, 'bin', 'sandboxd.cjs'), join(dir, 'answer.wasm')]) };
+    const cached = (await spawn(process.execPath, [...flags, '-e', probe])).stdout;
+    return { cached, run: await spawn(process.execPath, [...flags, join(dir, 'bin', 'sandboxd.cjs'), join(dir, 'answer.wasm')]) };
   }
 
   const answered = { code: 0, stdout: 'result: I32(42)\n', stderr: 'fuel consumed: 2\n' };
@@ -440,6 +446,21 @@ describe.skipIf(!built)("the CLI's code cache (bin/load-cli.cjs)", () => {
       expect({ what, cached }).toEqual({ what, cached: 'false' });
       expect({ what, ...run }).toMatchObject({ what, ...answered });
     }
+  });
+
+  it('is not used on a Node without zlib.crc32 (before 20.15), which cannot check it', async () => {
+    const dir = copyOfBuild(() => {});
+    const preload = join(dir, 'no-crc32.cjs');
+    writeFileSync(preload, "delete require('node:zlib').crc32;\n");
+    const { cached, run } = await cachedAndRun(dir, ['-r', preload]);
+    expect(cached).toBe('false');
+    expect(run).toMatchObject(answered);
+  });
+
+  it('says in one line that wabt cannot be loaded, where it is not installed (the copy has no node_modules)', async () => {
+    const dir = copyOfBuild(() => {});
+    const r = await spawn(process.execPath, [join(dir, 'bin', 'sandboxd.cjs'), fx('well_behaved.wat'), '--invoke', 'add', '--arg', '1', '--arg', '2']);
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: "sandboxd: host error: cannot load the WebAssembly text compiler (wabt): Cannot find module 'wabt'\n" });
   });
 
   it('says the CLI is not built where the bundle is missing', async () => {

@@ -135,7 +135,8 @@ export async function toBinary(
     try {
       wabt = await instance;
     } catch (e) {
-      throw SandboxError.host(`cannot load the WebAssembly text compiler (wabt): ${e instanceof Error ? e.message : String(e)}`, 0, e);
+      // (The first line: a `require` that fails goes on with its require stack.)
+      throw SandboxError.host(`cannot load the WebAssembly text compiler (wabt): ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`, 0, e);
     }
     // Another compile may have failed on this instance while this one waited for it.
     if (instance !== wabtInstance) continue;
