@@ -729,15 +729,21 @@ function span(from: number, count: number, idle: number): number[] {
 /** A Copy's template moving the low word alone (its first statement): an i32's (CompiledFunctions.i32Copies). */
 const LOW_WORD_COPY = ((body: string): string => body.slice(0, body.indexOf(';') + 1))(DATA_OPS.get(Op.Copy)!.body);
 
-/** The positions in [from, to) of `positions` (increasing): the Copies of an i32 in a range of the code. */
-function copiesOfI32(positions: readonly number[], from: number, to: number): Set<number> {
+/** How many of `sorted` (increasing) are below `x`: the index of the first at or above it. */
+function countBelow(sorted: readonly number[], x: number): number {
   let lo = 0;
-  let hi = positions.length;
+  let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (positions[mid]! < from) lo = mid + 1;
+    if (sorted[mid]! < x) lo = mid + 1;
     else hi = mid;
   }
+  return lo;
+}
+
+/** The positions in [from, to) of `positions` (increasing): the Copies of an i32 in a range of the code. */
+function copiesOfI32(positions: readonly number[], from: number, to: number): Set<number> {
+  const lo = countBelow(positions, from);
   const found = new Set<number>();
   for (let i = lo; i < positions.length && positions[i]! < to; i++) found.add(positions[i]!);
   return found;
@@ -1402,16 +1408,7 @@ export function* landingPiecesOf(
     added = false;
     const sorted = [...cuts].sort((a, b) => a - b);
     // The piece of `pc`: how many cuts are at or before it.
-    const pieceOf = (pc: number): number => {
-      let lo = 0;
-      let hi = sorted.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (sorted[mid]! <= pc) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    };
+    const pieceOf = (pc: number): number => countBelow(sorted, pc + 1);
     for (let i = 0; i < branches.length; i += 2) {
       if ((i >> 1) % CUTS_STEP === CUTS_STEP - 1) yield; // (a br_table's targets may be many)
       const t = branches[i + 1]!;
