@@ -50,12 +50,24 @@ function cacheSupported() {
   return typeof require('node:zlib').crc32 === 'function';
 }
 
+/** Where the stamp's line begins in `source` (after its newline), or -1. */
+function stampLineAt(source) {
+  const at = source.lastIndexOf(`\n${STAMP_PREFIX}`);
+  return at < 0 ? -1 : at + 1;
+}
+
 /** The stamp `source` ends with (its digest), or null. */
 function stampOf(source) {
-  const at = source.lastIndexOf(`\n${STAMP_PREFIX}`);
+  const at = stampLineAt(source);
   if (at < 0) return null;
-  const digest = source.slice(at + 1 + STAMP_PREFIX.length).trimEnd();
+  const digest = source.slice(at + STAMP_PREFIX.length).trimEnd();
   return /^[0-9a-f]{64}$/.test(digest) ? digest : null;
+}
+
+/** `source` without its stamp's line, if it has one. */
+function unstamped(source) {
+  const at = stampLineAt(source);
+  return at < 0 ? source : source.slice(0, at);
 }
 
 /** V8's data from the cache file, if it was written for this very bundle and is whole. */
@@ -100,4 +112,4 @@ function loadBundle(useCache) {
   return { exports: module.exports, script, cached: cachedData !== undefined && !script.cachedDataRejected };
 }
 
-module.exports = { BUNDLE, CACHE, STAMP_PREFIX, cacheFile, cacheSupported, loadBundle, stampOf };
+module.exports = { BUNDLE, CACHE, STAMP_PREFIX, cacheFile, cacheSupported, loadBundle, unstamped };

@@ -10,7 +10,7 @@
 const { createHash } = require('node:crypto');
 const { readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const { BUNDLE, CACHE, STAMP_PREFIX, cacheFile, cacheSupported, loadBundle, stampOf } = require('../bin/load-cli.cjs');
+const { BUNDLE, CACHE, STAMP_PREFIX, cacheFile, cacheSupported, loadBundle, unstamped } = require('../bin/load-cli.cjs');
 
 async function main() {
   // Where the CLI could not check a cache (no zlib.crc32 before Node 20.15), none is written.
@@ -19,8 +19,7 @@ async function main() {
     process.stderr.write(`cli-code-cache: this Node (${process.version}) has no zlib.crc32: the CLI starts without a code cache\n`);
     return;
   }
-  let source = readFileSync(BUNDLE, 'utf8');
-  if (stampOf(source) !== null) source = source.slice(0, source.lastIndexOf(`\n${STAMP_PREFIX}`) + 1);
+  const source = unstamped(readFileSync(BUNDLE, 'utf8'));
   const digest = createHash('sha256').update(source).digest('hex');
   writeFileSync(BUNDLE, `${source}${source.endsWith('\n') ? '' : '\n'}${STAMP_PREFIX}${digest}\n`);
 
