@@ -66,7 +66,7 @@ export function structuredBlocks(lines: readonly string[], leave: number, entrie
   const blocks: string[][] = [];
   const jumps: Array<[from: number, to: number]> = [];
   for (const line of lines) {
-    const start = BLOCK_START.exec(line);
+    const start = line.startsWith('case ') ? BLOCK_START.exec(line) : null;
     if (start !== null) {
       if (Number(start[1]) !== blocks.length) return null;
       blocks.push([]);
@@ -75,7 +75,7 @@ export function structuredBlocks(lines: readonly string[], leave: number, entrie
     if (blocks.length === 0) return null;
     const b = blocks.length - 1;
     blocks[b]!.push(line);
-    for (const m of line.matchAll(JUMP)) jumps.push([b, Number(m[1])]);
+    if (line.includes('blk = ')) for (const m of line.matchAll(JUMP)) jumps.push([b, Number(m[1])]);
   }
   if (blocks.length !== leave || leave === 0) return null;
 

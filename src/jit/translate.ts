@@ -286,6 +286,8 @@ function* constantsAsLiterals(lines: string[], constantWords: ReadonlyArray<read
     if (i % STEP === STEP - 1) yield;
     const line = lines[i]!;
     if (!reachesFrame(line)) continue;
+    const frame = frameReferences(line);
+    if (!frame.s32.some((w) => value.has(w)) && !frame.f32.some((w) => value.has(w)) && !frame.f64.some((k) => value.has(k) && value.has(k + 1))) continue;
     lines[i] = line.replace(WORD_READ, (all, view: string | undefined, word: string | undefined, slot: string | undefined, offset: number) => {
       const text = literal(view, word, slot);
       // (An assignment's target stays what it is; none names a constant word, as checked above.)
@@ -322,27 +324,67 @@ function frameWrites(from: number, to: number, constantWords: ReadonlyArray<read
 const EFFECTIVE_ADDRESS = /\(\((s32\[base \+ \d+\]) \+ (-?\d+)\) >>> 0\) \+ \((-?\d+) >>> 0\)/g;
 
 /**
+ * A template cut at its operands: text, then the operand each gap takes (0: the opcode), then
+ * text, and so on; with whether a memory access's address may be written shorter, and whether
+ * frame addresses may fold. Cut once per template, for `fill`.
+ */
+interface CutTemplate {
+  readonly texts: readonly string[];
+  readonly operands: readonly number[];
+  readonly addresses: boolean;
+  readonly folds: boolean;
+}
+
+const OPERAND = /code\[pc(?: \+ (\d+))?\]/g;
+const cutTemplates = new Map<string, CutTemplate>();
+
+function cutTemplate(template: string): CutTemplate {
+  let cut = cutTemplates.get(template);
+  if (cut === undefined) {
+    const texts: string[] = [];
+    const operands: number[] = [];
+    let from = 0;
+    for (const m of template.matchAll(OPERAND)) {
+      texts.push(template.slice(from, m.index));
+      operands.push(m[1] === undefined ? 0 : Number(m[1]));
+      from = m.index + m[0].length;
+    }
+    texts.push(template.slice(from));
+    cut = { texts, operands, addresses: template.includes(') >>> 0) + ('), folds: template.includes('base + ') };
+    cutTemplates.set(template, cut);
+  }
+  return cut;
+}
+
+/**
  * A template with its operands put in — `code[pc + K]` becomes operand K, `code[pc]` the
  * opcode — and its frame addresses folded to `base + K`.
  */
 function fill(template: string, code: Int32Array, pc: number): string {
-  let text = template
-    .replace(/code\[pc \+ (\d+)\]/g, (_, k: string) => num(code[pc + Number(k)]!))
-    .replace(/code\[pc\]/g, () => num(code[pc]!))
-    .replace(EFFECTIVE_ADDRESS, (_, slot: string, add: string, offset: string) => {
+  const { texts, operands, addresses, folds } = cutTemplate(template);
+  let text = texts[0]!;
+  for (let i = 0; i < operands.length; i++) text += num(code[pc + operands[i]!]!) + texts[i + 1]!;
+  if (addresses) {
+    text = text.replace(EFFECTIVE_ADDRESS, (_, slot: string, add: string, offset: string) => {
       const address = Number(add) === 0 ? `(${slot} >>> 0)` : `((${slot} + ${add}) >>> 0)`;
       const unsigned = Number(offset) >>> 0;
       return unsigned === 0 ? address : `${address} + ${num(unsigned)}`;
     });
-  for (;;) {
+  }
+  // (Until no fold applies: each needs a `(base + ` or a `base + K + J`.)
+  if (!folds) return text;
+  while (text.includes('(base + ') || BASE_SUM.test(text)) {
     const folded = text
       .replace(/\(base \+ (\d+)\) \+ (\d+)/g, (_, k: string, j: string) => `base + ${num(Number(k) + Number(j))}`)
       .replace(/base \+ (\d+) \+ (\d+)(?![\d\]]*\s*[*/])/g, (_, k: string, j: string) => `base + ${num(Number(k) + Number(j))}`)
       .replace(/\(base \+ (\d+)\)/g, (_, k: string) => `base + ${k}`);
-    if (folded === text) return text;
+    if (folded === text) break;
     text = folded;
   }
+  return text;
 }
+
+const BASE_SUM = /base \+ \d+ \+ \d/;
 
 /**
  * Frame words in JavaScript variables. A word that the function reads and writes only as an
@@ -363,6 +405,88 @@ function fill(template: string, code: Int32Array, pc: number): string {
  */
 /** Whether a line may reach a frame word (through a view or an address): a cheap look before the regular expressions. */
 const reachesFrame = (line: string): boolean => line.includes('32[') || line.includes('64[') || line.includes('base + ');
+
+/** What a line of filled templates does with the frame (frameReferences). */
+export interface FrameReferences {
+  /** Words read or written as `s32[base + K]`, `f32[base + K]`; slots as `f64[base + K >> 1]` (by their first word). */
+  readonly s32: number[];
+  readonly f32: number[];
+  readonly f64: number[];
+  /** Whether a view is indexed by anything else (`s32[at]`, `f32[base + K >> 1]`). */
+  readonly otherAccess: boolean;
+  /** Frame addresses handed on as numbers (`base + K` outside an access, as to a helper). */
+  readonly addresses: number[];
+}
+
+/** Whether the character at `at` is a word character (`\w`: a regular expression's `\b` lies between one and anything else). */
+function isWordCharAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at); // (NaN outside the text)
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+/** Where the run of decimal digits from `at` ends (`at` itself where there is none). */
+function digitsEnd(text: string, at: number): number {
+  let end = at;
+  for (let c = text.charCodeAt(end); c >= 48 && c <= 57; c = text.charCodeAt(++end)) {
+    // (digits)
+  }
+  return end;
+}
+
+/** Whether the three characters before `at` name a view or an array of the frame: `[sfSF](32|64)`. */
+function viewNameBefore(text: string, at: number): boolean {
+  const c = text.charCodeAt(at - 3);
+  const bits = text.slice(at - 2, at);
+  return (c === 115 || c === 102 || c === 83 || c === 70) && (bits === '32' || bits === '64');
+}
+
+/**
+ * The frame references of `line` in one pass (it took a handful of regular expressions, a fifth
+ * of the translator's time): every `[` after a view's name (`s32`, `f32`, `f64`, and the arrays
+ * `S32`, `F64` the markers write), and every `base + K`.
+ */
+export function frameReferences(line: string): FrameReferences {
+  const out: FrameReferences & { otherAccess: boolean } = { s32: [], f32: [], f64: [], otherAccess: false, addresses: [] };
+  // Where `base + K` is a view's index (the view's `[` just before it), which is no address.
+  const indexAt: number[] = [];
+  for (let at = line.indexOf('[', 3); at >= 0; at = line.indexOf('[', at + 1)) {
+    if (!viewNameBefore(line, at) || isWordCharAt(line, at - 4)) continue;
+    const view = line.slice(at - 3, at);
+    const digits = line.startsWith('base + ', at + 1) ? at + 8 : -1;
+    const end = digits < 0 ? -1 : digitsEnd(line, digits);
+    const halved = end > digits && line.startsWith(' >> 1]', end);
+    if (end <= digits || (!halved && line[end] !== ']')) {
+      if ((view[0] === 's' || view[0] === 'f') && view !== 's64') out.otherAccess = true;
+      continue;
+    }
+    indexAt.push(at + 1);
+    const k = Number(line.slice(digits, end));
+    if (view === 's32' && !halved) out.s32.push(k);
+    else if (view === 'f32' && !halved) out.f32.push(k);
+    else if (view === 'f64' && halved) out.f64.push(k);
+  }
+  for (let at = line.indexOf('base + '); at >= 0; at = line.indexOf('base + ', at + 1)) {
+    if (indexAt.includes(at) || isWordCharAt(line, at - 1)) continue;
+    const end = digitsEnd(line, at + 7);
+    if (end > at + 7) out.addresses.push(Number(line.slice(at + 7, end)));
+  }
+  return out;
+}
+
+/** `text` with every `s32[base + K]` of a word in `ints` as its variable `wK`. */
+export function intsAsVariables(text: string, ints: ReadonlySet<number>): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf('s32[base + '); at >= 0; at = text.indexOf('s32[base + ', at + 1)) {
+    const end = digitsEnd(text, at + 11);
+    if (isWordCharAt(text, at - 1) || end === at + 11 || text[end] !== ']') continue;
+    const word = text.slice(at + 11, end);
+    if (!ints.has(Number(word))) continue;
+    out += `${text.slice(from, at)}w${word}`;
+    from = end + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
 
 class WordPromotion {
   /** Promoted int32 words, and promoted f64 slots (by their first word), in order. */
@@ -394,12 +518,12 @@ class WordPromotion {
     // A callee's frame (`cb`, translated calls) and a call's arguments: every word from there up.
     if (line.includes('cb = ')) for (const m of line.matchAll(/\bcb = (\d+) \+ base\b/g)) this.markedFrom = Math.min(this.markedFrom, Number(m[1]));
     if (!reachesFrame(line)) return;
-    for (const m of line.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.typed.add(Number(m[1]));
-    for (const m of line.matchAll(/\bf32\[base \+ (\d+)\]/g)) this.f32Words.add(Number(m[1]));
-    for (const m of line.matchAll(/\bf64\[base \+ (\d+) >> 1\]/g)) this.f64Slots.add(Number(m[1]));
+    const frame = frameReferences(line);
+    for (const w of frame.s32) this.typed.add(w);
+    for (const w of frame.f32) this.f32Words.add(w);
+    for (const k of frame.f64) this.f64Slots.add(k);
     // Any other view access, or an index that is not `base + K`: no promotion in this function.
-    const rest = line.replace(/\b[sf](32|64)\[base \+ \d+( >> 1)?\]/g, '');
-    if (/\b(s32|f32|f64)\[/.test(rest)) this.dynamic = true;
+    if (frame.otherAccess) this.dynamic = true;
     // What a double may meet besides the f64 view: a whole-slot copy, load or store, and the
     // NaN rules' helpers; any other int32 use of its words keeps the slot in the array.
     // (A whole-slot move names two words of the frame; a NaN rule names its helper.)
@@ -415,11 +539,9 @@ class WordPromotion {
         .replace(SLOT_STORE, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all));
     }
     if (other.includes('NaN')) other = other.replace(NAN_RULE, '');
-    for (const m of other.matchAll(/\bs32\[base \+ (\d+)\]/g)) this.intUses.add(Number(m[1]));
-    for (const m of other.replace(/\b[sfSF](32|64)\[base \+ \d+( >> 1)?\]/g, '').matchAll(/\bbase \+ (\d+)/g)) {
-      this.intUses.add(Number(m[1]));
-      this.intUses.add(Number(m[1]) + 1);
-    }
+    const uses = other === line ? frame : frameReferences(other);
+    for (const w of uses.s32) this.intUses.add(w);
+    for (const w of uses.addresses) this.intUses.add(w).add(w + 1);
   }
 
   decide(): void {
@@ -515,10 +637,10 @@ class WordPromotion {
     // Anything else that needs the array: an address outside a call statement, or a double's
     // words touched as int32 (a copy, a load or store of the slot, a return) — around the line.
     const through = new Set<number>(this.addressed(text.replace(/\{ (S32|F64)\[[^{}]*\}/g, '')));
-    for (const m of text.matchAll(/\bs32\[base \+ (\d+)\]/g)) if (this.inDouble(Number(m[1]))) through.add(Number(m[1]));
-    const body = toInt32OnStore(text, this.ints)
-      .replace(/\bs32\[base \+ (\d+)\]/g, (all, k: string) => (this.ints.has(Number(k)) ? `w${k}` : all))
-      .replace(/\bf64\[base \+ (\d+) >> 1\]/g, (all, k: string) => (this.doubles.has(Number(k)) ? `d${k}` : all));
+    if (this.doubles.size > 0) for (const m of text.matchAll(/\bs32\[base \+ (\d+)\]/g)) if (this.inDouble(Number(m[1]))) through.add(Number(m[1]));
+    let body = toInt32OnStore(text, this.ints);
+    if (this.ints.size > 0) body = intsAsVariables(body, this.ints);
+    if (this.doubles.size > 0) body = body.replace(/\bf64\[base \+ (\d+) >> 1\]/g, (all, k: string) => (this.doubles.has(Number(k)) ? `d${k}` : all));
     if (through.size === 0) return body;
     const list = [...through];
     return `${this.store(list)} ${body} ${this.load(list)}`;
@@ -528,10 +650,9 @@ class WordPromotion {
   private addressed(text: string): number[] {
     const out: number[] = [];
     // (S32/F64[...] are the arrays themselves, on purpose: the stores and loads put in here.)
-    const bare = text.replace(/\b[sfSF](32|64)\[base \+ \d+( >> 1)?\]/g, '');
-    for (const m of bare.matchAll(/\bbase \+ (\d+)/g)) {
+    for (const k of frameReferences(text).addresses) {
       // A helper may read or write the 64-bit slot at the address.
-      for (const w of [Number(m[1]), Number(m[1]) + 1]) if (this.ints.has(w) || this.inDouble(w)) out.push(w);
+      for (const w of [k, k + 1]) if (this.ints.has(w) || this.inDouble(w)) out.push(w);
     }
     return out;
   }
@@ -1198,8 +1319,7 @@ export function* functionSourceInSteps(
     : [...dispatch, loads, mayThrow ? 'try {' : '{', ...structured, leaving, guarded];
   const text = code_.join('\n');
   // (Names, not properties nor keys: the ways out read what only they need from `ex` and `table` there.)
-  const names = new Set(text.match(/(?<![.\w$])[A-Za-z_$][\w$]*(?![\w$:])/g));
-  const used = (name: string): boolean => names.has(name);
+  const used = (name: string): boolean => namesVariable(text, name);
   // `calling`: -1, or a callee is running: at a call, the position after it (> 0), or an
   // outlined loop of this frame (0). A callee that throws or leaves has left the fuel in
   // ex.jitLeft itself, and this frame's own `left` (from before the call) must not overwrite it.
@@ -1225,6 +1345,20 @@ export function* functionSourceInSteps(
   head.push(words.declarations());
   const source = [...head, text].join('\n');
   return source.length > maxChars ? TOO_LONG : { source, touched: words.touched() };
+}
+
+/**
+ * Whether `text` names `name` as a variable: not as a property (after a `.`), nor as an object
+ * literal's key or a label (before a `:`), nor as part of a longer name. (One search per name:
+ * a regular expression collecting every name of the text took a tenth of the translator's time.)
+ */
+export function namesVariable(text: string, name: string): boolean {
+  const continuesName = (at: number): boolean => isWordCharAt(text, at) || text[at] === '$';
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    const after = at + name.length;
+    if (text[at - 1] !== '.' && !continuesName(at - 1) && text[after] !== ':' && !continuesName(after)) return true;
+  }
+  return false;
 }
 
 /**
