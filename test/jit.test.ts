@@ -826,6 +826,44 @@ function expectInPiecesAsInterpreted(bytes: Uint8Array, n: number, sizes?: Trans
   }
 }
 
+describe('a translation under way goes on as each slice starts (JitTable.advanceWaiting)', () => {
+  /** Steps as slices of 1 ms would take them, until one finishes the translation; how many. */
+  function slicesToFinish(table: JitTable): number {
+    for (let slices = 1; slices < 10_000; slices++) {
+      const waited = table.advanceWaiting(0.5, performance.now() + 3);
+      if (waited === 'done') return slices;
+      expect(waited).toBe('step');
+    }
+    throw new Error('the translation never finished');
+  }
+
+  it('finishes a started translation where the run never enters its function', () => {
+    const mod = compileModule(kernel('sha256'), undefined, { lazyTranslation: false });
+    const table = new JitTable(mod.functions);
+    // One step of sha256's main function (index 1, 31,000 characters translated) and no time
+    // for more: its translation is under way.
+    expect(table.translate(1, 0, false)).toBeUndefined();
+    // No step without a slice deadline (the engine API driven by fuel alone), past the
+    // deadline, or with less than a quarter of a millisecond (many runs share the event loop).
+    expect(table.advanceWaiting(0.5, Infinity)).toBe('none');
+    expect(table.advanceWaiting(0.5, performance.now() - 1)).toBe('none');
+    expect(table.advanceWaiting(0.1, performance.now() + 3)).toBe('none');
+    expect(table.fns[1]).toBeUndefined();
+    slicesToFinish(table);
+    expect(typeof table.fns[1]).toBe('function');
+    expect(table.advanceWaiting(0.5, performance.now() + 3)).toBe('none'); // nothing under way
+  });
+
+  it('says done only once the function has its translation, not at each piece made', () => {
+    const mod = compileModule(kernel('sha256'), undefined, { lazyTranslation: false });
+    const table = new JitTable(mod.functions, undefined, { maxChars: 20_000, pieceChars: 4_000 });
+    expect(table.translate(1, 0, false)).toBeUndefined();
+    slicesToFinish(table);
+    expect(typeof table.fns[1]).toBe('function');
+    expect(table.pieces).toBeGreaterThan(1);
+  });
+});
+
 describe('pieces: a function too long to translate whole', () => {
   /**
    * Unrolled rounds, as hash and cipher code is written: i64 mixing of four locals, memory

@@ -105,6 +105,8 @@ export class Execution {
    * JavaScript tier looks at it now and then (the driver sets it; never, by default).
    */
   sliceDeadline = Infinity;
+  /** The current slice's planned length (ms; the driver sets it), of which a translation under way may take half (JitTable.advanceWaiting). */
+  sliceMs = 0;
   /** Set by invokeSync: no event loop to wait on (see atomicWaitSuspend). */
   synchronous = false;
   /**

@@ -114,6 +114,17 @@ export function runLoop(ex: Execution): Status {
   const store = ex.store;
   const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
   let rejoins = 0;
+  if (ex.mayUseTier() && ex.memoryIndex === 0) {
+    // A translation under way goes on as each slice starts, wherever the run stands, for half the
+    // slice. The slice's pace is not the guest's, then (the driver measures it anew: freshCode);
+    // and where new code is made, the run pauses before it may enter it (pausesForNewCode).
+    const waited = jitTableOf(ex.inst!.module).advanceWaiting(ex.sliceMs / 2, ex.sliceDeadline);
+    if (waited !== 'none') ex.freshCode = true;
+    if (waited === 'done') {
+      ex.rejoin = true;
+      return 'paused';
+    }
+  }
   for (;;) {
     if (ex.rejoin) {
       // Back into the JavaScript tier where the interpreter stands, if its function is

@@ -34,6 +34,13 @@ export { HOT_THRESHOLD, LOOP_HEAT, jitSupported } from './policy.js';
  */
 const UNPACED_STEP_MS = 1;
 
+/**
+ * The smallest budget (ms) of a step taken as a slice starts (JitTable.advanceWaiting): half a
+ * slice, and slices are 1 ms for a run alone, shorter as more runs share the event loop; below
+ * it, translations under way go on only where the run enters their functions.
+ */
+const MIN_WAITING_STEP_MS = 0.25;
+
 /** A translated function: see translate.ts for its parameters and answers. */
 export type JitFunction = (ex: unknown, base: number, pc: number, fsp: number, n: number, left: number) => number;
 
@@ -438,6 +445,25 @@ export class JitTable {
     this.jobs.delete(index);
     this.fns[index] = step.value;
     return step.value;
+  }
+
+  /**
+   * A step of `budgetMs` (no later than `deadline`) of the translation started first among those
+   * under way: 'done' where that finished its function's translation, 'step' where a step was
+   * taken, 'none' where none was (no translation under way, no slice deadline, or a budget under
+   * MIN_WAITING_STEP_MS: many runs share the event loop). Called as each slice starts (runLoop):
+   * a translation otherwise goes on only where the run enters its function, at its entry or a
+   * loop header reached from outside, and a run may reach a function for a long while only
+   * through the returns of its callees — sha256's main function, looping over blocks and calling
+   * its translated compression function, whose own translation stood still for 30–90 ms of a
+   * 300 ms first run.
+   */
+  advanceWaiting(budgetMs: number, deadline: number): 'done' | 'step' | 'none' {
+    if (this.jobs.size === 0 || deadline === Infinity || !(budgetMs >= MIN_WAITING_STEP_MS)) return 'none';
+    const [index] = this.jobs.keys();
+    const stepped = this.step(deadline, (left) => this.translate(index!, Math.min(left, budgetMs)) !== undefined);
+    if (stepped === undefined) return 'none';
+    return stepped && this.fns[index!] !== null ? 'done' : 'step';
   }
 
   /** Steps of `job` for `budgetMs` at most (the last may overrun it), counted in translateMs. */

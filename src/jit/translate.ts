@@ -412,7 +412,10 @@ export interface FrameReferences {
   readonly s32: number[];
   readonly f32: number[];
   readonly f64: number[];
-  /** Whether a view is indexed by anything else (`s32[at]`, `f32[base + K >> 1]`). */
+  /**
+   * Whether a view is indexed by anything but `base + K` or `base + K >> 1` (`s32[at]`). (The
+   * templates write `f32[base + K]` and `f64[base + K >> 1]` only; no view is recorded otherwise.)
+   */
   readonly otherAccess: boolean;
   /** Frame addresses handed on as numbers (`base + K` outside an access, as to a helper). */
   readonly addresses: number[];

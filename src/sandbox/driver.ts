@@ -35,6 +35,8 @@ export interface DrivableExecution {
   freshCode: boolean;
   /** When the slice should end at the latest, fuel or not (Execution.sliceDeadline). */
   sliceDeadline: number;
+  /** The slice's planned length (Execution.sliceMs). */
+  sliceMs: number;
   /** Where the execution stands (Execution.backtrace), for a Timeout that ends it between slices. */
   backtrace?(): BacktraceFrame[];
   resume(): 'done' | 'paused' | 'pending';
@@ -86,11 +88,13 @@ class Task {
     if (this.settled) return false;
     const { execution, store, pacer } = this;
     const slice = pacer.sliceFuel;
+    const ms = sliceMs();
     execution.sliceFuel = slice;
-    execution.meter.plan(sliceMs());
+    execution.sliceMs = ms;
+    execution.meter.plan(ms);
     const fuelBefore = store.fuel;
     const t0 = performance.now();
-    execution.sliceDeadline = t0 + SLICE_OVERRUN_MS + sliceMs();
+    execution.sliceDeadline = t0 + SLICE_OVERRUN_MS + ms;
     let state: 'done' | 'paused' | 'pending';
     try {
       state = execution.resume();
