@@ -436,42 +436,51 @@ function digitsEnd(text: string, at: number): number {
   return end;
 }
 
-/** Whether the three characters before `at` name a view or an array of the frame: `[sfSF](32|64)`. */
-function viewNameBefore(text: string, at: number): boolean {
-  const c = text.charCodeAt(at - 3);
-  const bits = text.slice(at - 2, at);
-  return (c === 115 || c === 102 || c === 83 || c === 70) && (bits === '32' || bits === '64');
-}
+/** Character codes frameReferences compares. */
+const enum Char { s = 115, f = 102, S = 83, F = 70, CloseBracket = 93, Zero = 48, Nine = 57 }
+/** A view name's last two characters, as one number: `'32'` and `'64'`. */
+const BITS_32 = 0x33 * 256 + 0x32;
+const BITS_64 = 0x36 * 256 + 0x34;
 
 /**
  * The frame references of `line` in one pass (it took a handful of regular expressions, a fifth
  * of the translator's time): every `[` after a view's name (`s32`, `f32`, `f64`, and the arrays
- * `S32`, `F64` the markers write), and every `base + K`.
+ * `S32`, `F64` the markers write), and every `base + K`. Character codes, and no calls in the
+ * loops but the string's own: the first translations of a process run the translator
+ * unoptimised, where this took half the time it did with slices and helpers (lz77's main
+ * function, profiled).
  */
 export function frameReferences(line: string): FrameReferences {
   const out: FrameReferences & { otherAccess: boolean } = { s32: [], f32: [], f64: [], otherAccess: false, addresses: [] };
   // Where `base + K` is a view's index (the view's `[` just before it), which is no address.
   const indexAt: number[] = [];
   for (let at = line.indexOf('[', 3); at >= 0; at = line.indexOf('[', at + 1)) {
-    if (!viewNameBefore(line, at) || isWordCharAt(line, at - 4)) continue;
-    const view = line.slice(at - 3, at);
-    const digits = line.startsWith('base + ', at + 1) ? at + 8 : -1;
-    const end = digits < 0 ? -1 : digitsEnd(line, digits);
-    const halved = end > digits && line.startsWith(' >> 1]', end);
-    if (end <= digits || (!halved && line[end] !== ']')) {
-      if ((view[0] === 's' || view[0] === 'f') && view !== 's64') out.otherAccess = true;
+    // A view's name: [sfSF](32|64), after no word character.
+    const kind = line.charCodeAt(at - 3);
+    const bits = line.charCodeAt(at - 2) * 256 + line.charCodeAt(at - 1);
+    const lower = kind === Char.s || kind === Char.f;
+    if ((!lower && kind !== Char.S && kind !== Char.F) || (bits !== BITS_32 && bits !== BITS_64) || isWordCharAt(line, at - 4)) continue;
+    // Its index: `base + K]` or `base + K >> 1]`.
+    let k = -1;
+    let end = at + 8;
+    if (line.startsWith('base + ', at + 1)) {
+      for (let c = line.charCodeAt(end); c >= Char.Zero && c <= Char.Nine; c = line.charCodeAt(++end)) k = (k < 0 ? 0 : k * 10) + c - Char.Zero;
+    }
+    const halved = k >= 0 && line.startsWith(' >> 1]', end);
+    if (k < 0 || (!halved && line.charCodeAt(end) !== Char.CloseBracket)) {
+      if (lower && !(kind === Char.s && bits === BITS_64)) out.otherAccess = true; // (s64 is no view)
       continue;
     }
     indexAt.push(at + 1);
-    const k = Number(line.slice(digits, end));
-    if (view === 's32' && !halved) out.s32.push(k);
-    else if (view === 'f32' && !halved) out.f32.push(k);
-    else if (view === 'f64' && halved) out.f64.push(k);
+    if (halved && kind === Char.f && bits === BITS_64) out.f64.push(k);
+    else if (!halved && bits === BITS_32 && kind === Char.s) out.s32.push(k);
+    else if (!halved && bits === BITS_32 && kind === Char.f) out.f32.push(k);
   }
   for (let at = line.indexOf('base + '); at >= 0; at = line.indexOf('base + ', at + 1)) {
     if (indexAt.includes(at) || isWordCharAt(line, at - 1)) continue;
-    const end = digitsEnd(line, at + 7);
-    if (end > at + 7) out.addresses.push(Number(line.slice(at + 7, end)));
+    let k = -1;
+    for (let i = at + 7, c = line.charCodeAt(i); c >= Char.Zero && c <= Char.Nine; c = line.charCodeAt(++i)) k = (k < 0 ? 0 : k * 10) + c - Char.Zero;
+    if (k >= 0) out.addresses.push(k);
   }
   return out;
 }
