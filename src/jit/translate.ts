@@ -445,10 +445,10 @@ const BITS_64 = 0x36 * 256 + 0x34;
 /**
  * The frame references of `line` in one pass (it took a handful of regular expressions, a fifth
  * of the translator's time): every `[` after a view's name (`s32`, `f32`, `f64`, and the arrays
- * `S32`, `F64` the markers write), and every `base + K`. Character codes, and no calls in the
- * loops but the string's own: the first translations of a process run the translator
- * unoptimised, where this took half the time it did with slices and helpers (lz77's main
- * function, profiled).
+ * `S32`, `F64` the markers write), and every `base + K`. Character codes, with no slices and
+ * no helpers but isWordCharAt in the loops: the first translations of a process run the
+ * translator unoptimised, where this took half the time it did with slices and helpers (lz77's
+ * main function, profiled).
  */
 export function frameReferences(line: string): FrameReferences {
   const out: FrameReferences & { otherAccess: boolean } = { s32: [], f32: [], f64: [], otherAccess: false, addresses: [] };
@@ -649,7 +649,7 @@ class WordPromotion {
     // Anything else that needs the array: an address outside a call statement, or a double's
     // words touched as int32 (a copy, a load or store of the slot, a return) — around the line.
     const through = new Set<number>(this.addressed(text.replace(/\{ (S32|F64)\[[^{}]*\}/g, '')));
-    if (this.doubles.size > 0) for (const m of text.matchAll(/\bs32\[base \+ (\d+)\]/g)) if (this.inDouble(Number(m[1]))) through.add(Number(m[1]));
+    if (this.doubles.size > 0) for (const w of frameReferences(text).s32) if (this.inDouble(w)) through.add(w);
     let body = toInt32OnStore(text, this.ints);
     if (this.ints.size > 0) body = intsAsVariables(body, this.ints);
     if (this.doubles.size > 0) body = body.replace(/\bf64\[base \+ (\d+) >> 1\]/g, (all, k: string) => (this.doubles.has(Number(k)) ? `d${k}` : all));
