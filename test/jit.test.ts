@@ -827,10 +827,14 @@ function expectInPiecesAsInterpreted(bytes: Uint8Array, n: number, sizes?: Trans
 }
 
 describe('a translation under way goes on as each slice starts (JitTable.advanceWaiting)', () => {
-  /** Steps as slices of 1 ms would take them, until one finishes the translation; how many. */
+  /**
+   * Steps as slices of 1 ms would take them, until one finishes the translation; how many. (The
+   * deadline is far off: the budget sizes the step, and a collector pause of a few milliseconds
+   * before the step must not leave it no time.)
+   */
   function slicesToFinish(table: JitTable): number {
     for (let slices = 1; slices < 10_000; slices++) {
-      const waited = table.advanceWaiting(0.5, performance.now() + 3);
+      const waited = table.advanceWaiting(0.5, performance.now() + 1_000);
       if (waited === 'done') return slices;
       expect(waited).toBe('step');
     }
@@ -847,11 +851,11 @@ describe('a translation under way goes on as each slice starts (JitTable.advance
     // deadline, or with less than a quarter of a millisecond (many runs share the event loop).
     expect(table.advanceWaiting(0.5, Infinity)).toBe('none');
     expect(table.advanceWaiting(0.5, performance.now() - 1)).toBe('none');
-    expect(table.advanceWaiting(0.1, performance.now() + 3)).toBe('none');
+    expect(table.advanceWaiting(0.1, performance.now() + 1_000)).toBe('none');
     expect(table.fns[1]).toBeUndefined();
     slicesToFinish(table);
     expect(typeof table.fns[1]).toBe('function');
-    expect(table.advanceWaiting(0.5, performance.now() + 3)).toBe('none'); // nothing under way
+    expect(table.advanceWaiting(0.5, performance.now() + 1_000)).toBe('none'); // nothing under way
   });
 
   it('says done only once the function has its translation, not at each piece made', () => {
