@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import wabt from 'wabt';
-import { HostAbi, Sandbox } from '../src/index.js';
+import { HostAbi, Sandbox, Value } from '../src/index.js';
 import { ALL_FEATURES, compileModule } from '../src/interpreter/index.js';
 
 const SRC = `(module
@@ -56,4 +56,51 @@ describe('canonical NaNs', () => {
     // On, one Canonicalize instruction (3 words) per NaN-producing instruction: 4 scalar, 1 SIMD.
     expect(compileModule(bytes, ALL_FEATURES, { canonicalNaNs: true, lazyTranslation: false }).functions.code.length).toBe(plain.length + 5 * 3);
   });
+});
+
+/**
+ * f64.load and f64.store move a double as a double (interpreter.ts says why), which keeps its
+ * bits only if nothing on the way — V8's interpreter, its optimised code, the DataView and
+ * typed-array accesses — quiets or canonicalises a NaN. Each tier copies NaNs of every kind
+ * often enough that V8 optimises the copy (the translated loop, or the interpreter's cases),
+ * and then checks every word in wasm itself.
+ */
+describe('f64 loads and stores keep NaN bits', () => {
+  // Signalling NaNs with the smallest and largest payloads, either sign; quiet ones with a
+  // payload; V8's own "hole" pattern for double arrays (0xfff7fffffff7ffff); infinities and a
+  // negative zero for contrast.
+  const PATTERNS = [
+    0x7ff0000000000001n, 0xfff0000000000001n, 0x7ff7ffffffffffffn, 0xfff4000000000abcn,
+    0x7ff8000000000001n, 0xfffc00000000cafen, 0xfff7fffffff7ffffn, 0x7ff0000000000000n,
+    0x8000000000000000n,
+  ];
+  const data = PATTERNS.map((p) => `(i64.store (i32.const ${PATTERNS.indexOf(p) * 8}) (i64.const ${BigInt.asIntN(64, p)}))`).join(' ');
+  const GUEST = `(module (memory 1)
+    (func (export "run") (param $rounds i32) (result i32)
+      (local $i i32) (local $bad i32)
+      ${data}
+      (loop $round
+        (local.set $i (i32.const 0))
+        (loop $copy
+          ;; f64 from 0.. to 1024.. and back
+          (f64.store offset=1024 (local.get $i) (f64.load (local.get $i)))
+          (f64.store (local.get $i) (f64.load offset=1024 (local.get $i)))
+          (br_if $copy (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 8))) (i32.const ${PATTERNS.length * 8}))))
+        (br_if $round (local.tee $rounds (i32.sub (local.get $rounds) (i32.const 1)))))
+      (local.set $i (i32.const 0))
+      (loop $check
+        (local.set $bad (i32.add (local.get $bad)
+          (i32.add (i64.ne (i64.load (local.get $i)) (i64.load offset=1024 (local.get $i)))
+                   (i64.ne (i64.load (local.get $i)) (i64.load offset=2048 (local.get $i))))))
+        (br_if $check (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 8))) (i32.const ${PATTERNS.length * 8}))))
+      (local.get $bad))
+    (data (i32.const 2048) "${PATTERNS.map((p) => Array.from({ length: 8 }, (_, k) => `\\${((p >> BigInt(8 * k)) & 0xffn).toString(16).padStart(2, '0')}`).join('')).join('')}"))`;
+
+  for (const tier of ['interpreter', 'auto', 'eager'] as const) {
+    it(`in the ${tier} tier`, async () => {
+      const sandbox = new Sandbox(HostAbi.denyAll(), { tier });
+      const out = await sandbox.run(GUEST, 'run', [Value.i32(200_000)]);
+      expect(out.values[0]).toEqual(Value.i32(0));
+    });
+  }
 });

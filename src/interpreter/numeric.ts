@@ -74,7 +74,7 @@ export function i64Mul(s: Int32Array, d: number, a: number, b: number): void {
   const bl = s[b]!;
   const bh = s[b + 1]!;
   const lo = Math.imul(al, bl);
-  const hi = Math.round(((al >>> 0) * (bl >>> 0) - (lo >>> 0)) * TWO_M32);
+  const hi = Math.round(((al >>> 0) * (bl >>> 0) - (lo >>> 0)) * TWO_M32) | 0;
   s[d + 1] = (hi + Math.imul(al, bh) + Math.imul(ah, bl)) | 0;
   s[d] = lo;
 }
