@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import wabt from 'wabt';
 import { HostAbi, Sandbox, Value } from '../src/index.js';
 import { ALL_FEATURES, compileModule } from '../src/interpreter/index.js';
+import { functionSource } from '../src/jit/translate.js';
 
 const SRC = `(module
   (memory (export "memory") 1)
@@ -75,32 +76,59 @@ describe('f64 loads and stores keep NaN bits', () => {
     0x8000000000000000n,
   ];
   const data = PATTERNS.map((p) => `(i64.store (i32.const ${PATTERNS.indexOf(p) * 8}) (i64.const ${BigInt.asIntN(64, p)}))`).join(' ');
-  const GUEST = `(module (memory 1)
-    (func (export "run") (param $rounds i32) (result i32)
-      (local $i i32) (local $bad i32)
-      ${data}
-      (loop $round
+  const end = PATTERNS.length * 8;
+  const next = `(br_if $copy (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 8))) (i32.const ${end})))`;
+  const rounds = (copies: string): string => `(loop $round
         (local.set $i (i32.const 0))
-        (loop $copy
-          ;; f64 from 0.. to 1024.. and back
-          (f64.store offset=1024 (local.get $i) (f64.load (local.get $i)))
-          (f64.store (local.get $i) (f64.load offset=1024 (local.get $i)))
-          (br_if $copy (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 8))) (i32.const ${PATTERNS.length * 8}))))
-        (br_if $round (local.tee $rounds (i32.sub (local.get $rounds) (i32.const 1)))))
-      (local.set $i (i32.const 0))
+        (loop $copy ${copies} ${next})
+        (br_if $round (local.tee $rounds (i32.sub (local.get $rounds) (i32.const 1)))))`;
+  // Every word copied there (at 0.. and 1024..) against the patterns as the data segment wrote them (2048..).
+  const check = `(local.set $i (i32.const 0))
       (loop $check
         (local.set $bad (i32.add (local.get $bad)
           (i32.add (i64.ne (i64.load (local.get $i)) (i64.load offset=1024 (local.get $i)))
                    (i64.ne (i64.load (local.get $i)) (i64.load offset=2048 (local.get $i))))))
-        (br_if $check (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 8))) (i32.const ${PATTERNS.length * 8}))))
-      (local.get $bad))
-    (data (i32.const 2048) "${PATTERNS.map((p) => Array.from({ length: 8 }, (_, k) => `\\${((p >> BigInt(8 * k)) & 0xffn).toString(16).padStart(2, '0')}`).join('')).join('')}"))`;
+        (br_if $check (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 8))) (i32.const ${end}))))
+      (local.get $bad)`;
+  const segment = `(data (i32.const 2048) "${PATTERNS.map((p) => Array.from({ length: 8 }, (_, k) => `\\${((p >> BigInt(8 * k)) & 0xffn).toString(16).padStart(2, '0')}`).join('')).join('')}")`;
+  // f64 from 0.. to 1024.. and back, through operand slots that also hold the i64 constants
+  // (so the translation keeps them in the frame's array)...
+  const GUEST = `(module (memory 1)
+    (func (export "run") (param $rounds i32) (result i32) (local $i i32) (local $bad i32)
+      ${data}
+      ${rounds('(f64.store offset=1024 (local.get $i) (f64.load (local.get $i))) (f64.store (local.get $i) (f64.load offset=1024 (local.get $i)))')}
+      ${check})
+    ${segment})`;
+  // ...and through an f64 local, which the translation keeps in a JavaScript variable (a
+  // double), the setup and the check in another function.
+  const THROUGH_A_LOCAL = `(module (memory 1)
+    (func $copy (param $rounds i32) (local $i i32) (local $x f64)
+      ${rounds(`(local.set $x (f64.load (local.get $i))) (f64.store offset=1024 (local.get $i) (local.get $x))
+          (local.set $x (f64.load offset=1024 (local.get $i))) (f64.store (local.get $i) (local.get $x))`)})
+    (func (export "run") (param $rounds i32) (result i32) (local $i i32) (local $bad i32)
+      ${data}
+      (call $copy (local.get $rounds))
+      ${check})
+    ${segment})`;
 
-  for (const tier of ['interpreter', 'auto', 'eager'] as const) {
-    it(`in the ${tier} tier`, async () => {
-      const sandbox = new Sandbox(HostAbi.denyAll(), { tier });
-      const out = await sandbox.run(GUEST, 'run', [Value.i32(200_000)]);
-      expect(out.values[0]).toEqual(Value.i32(0));
-    });
+  it('the translated copy through an f64 local reads and writes a double variable', async () => {
+    const w = await wabt();
+    const text = w.parseWat('t.wat', THROUGH_A_LOCAL, {});
+    const bytes = new Uint8Array(text.toBinary({}).buffer);
+    text.destroy();
+    const module = compileModule(bytes, ALL_FEATURES, { lazyTranslation: false });
+    const copy = functionSource(module.functions, 0)!;
+    expect(copy).toMatch(/\bd\d+ = view\.getFloat64\(ea, true\);/);
+    expect(copy).toMatch(/view\.setFloat64\(ea, d\d+, true\);/);
+  });
+
+  for (const [what, guest] of [['through operand slots', GUEST], ['through an f64 local', THROUGH_A_LOCAL]] as const) {
+    for (const tier of ['interpreter', 'auto', 'eager'] as const) {
+      it(`${what}, in the ${tier} tier`, async () => {
+        const sandbox = new Sandbox(HostAbi.denyAll(), { tier });
+        const out = await sandbox.run(guest, 'run', [Value.i32(200_000)]);
+        expect(out.values[0]).toEqual(Value.i32(0));
+      });
+    }
   }
 });

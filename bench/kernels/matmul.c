@@ -15,5 +15,5 @@ EXPORT("run") i64 run(i32 reps) {
     acc += C[(r * 31) % (N*N)]; accf += Cf[(r * 17) % (N*N)];
     A[r % (N*N)] += 0.5;
   }
-  return (i64)(acc * 1000.0) ^ ((i64)(accf * 10.0) << 32);
+  return (i64)((u64)(i64)(acc * 1000.0) ^ ((u64)(i64)(accf * 10.0) << 32));
 }

@@ -18,8 +18,8 @@ static u64 xxh64(const u8 *p, u32 len, u64 seed) {
     h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18); h = merge(h, v1); h = merge(h, v2); h = merge(h, v3); h = merge(h, v4);
   } else h = seed + P5;
   h += len;
-  while (p + 8 <= end) { h ^= round_(0, rd64(p)); h = rotl64(h, 27) * P1 + P4; p += 8; }
-  if (p + 4 <= end) { h ^= (u64)rd32(p) * P1; h = rotl64(h, 23) * P2 + P3; p += 4; }
+  while (end - p >= 8) { h ^= round_(0, rd64(p)); h = rotl64(h, 27) * P1 + P4; p += 8; }
+  if (end - p >= 4) { h ^= (u64)rd32(p) * P1; h = rotl64(h, 23) * P2 + P3; p += 4; }
   while (p < end) { h ^= (*p) * P5; h = rotl64(h, 11) * P1; p++; }
   h ^= h >> 33; h *= P2; h ^= h >> 29; h *= P3; h ^= h >> 32; return h;
 }

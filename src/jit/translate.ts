@@ -750,7 +750,7 @@ function constantDouble(m: RegExpExecArray | readonly string[]): string | null {
   return Number(m[3]) === Number(m[1]) + 1 ? doubleLiteral(Number(m[2]), Number(m[4])) : null;
 }
 
-/** Whole-slot moves in filled templates (Copy; i64/f64 load and store): a double may meet them. */
+/** Whole-slot moves in filled templates (Copy; i64 load and store — an f64 load or store moves the double itself): a double may meet them. */
 const COPY = /s32\[base \+ (\d+)\] = s32\[base \+ (\d+)\]; s32\[base \+ (\d+)\] = s32\[base \+ (\d+)\];/;
 const SLOT_LOAD = /s32\[base \+ (\d+)\] = view\.getInt32\(ea, true\); s32\[base \+ (\d+)\] = view\.getInt32\(ea \+ 4, true\);/;
 const SLOT_STORE = /view\.setInt32\(ea, s32\[base \+ (\d+)\], true\); view\.setInt32\(ea \+ 4, s32\[base \+ (\d+)\], true\);/;
