@@ -114,7 +114,7 @@ export function runLoop(ex: Execution): Status {
   const store = ex.store;
   const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
   let rejoins = 0;
-  if (ex.mayUseTier() && ex.memoryIndex === 0) {
+  if (tierUsableHere(ex)) {
     // A translation under way goes on as each slice starts, wherever the run stands, for half the
     // slice. The slice's pace is not the guest's, then (the driver measures it anew: freshCode);
     // and where new code is made, the run pauses before it may enter it (pausesForNewCode).
@@ -160,6 +160,15 @@ function pausesForNewCode(ex: Execution, jit: JitTable, translatedBefore: number
 }
 
 /**
+ * Whether the run may go into the JavaScript tier where it stands: the store uses the tier, and
+ * no UseMemory has chosen a memory for the instruction that follows (that choice lives in the
+ * execution, and translated code is not entered between the two: translate.ts).
+ */
+function tierUsableHere(ex: Execution): boolean {
+  return ex.mayUseTier() && ex.memoryIndex === 0;
+}
+
+/**
  * Runs the function the execution stands in (at its entry, or at a point where a translated
  * function can be entered) in the JavaScript tier, when the store uses the tier and the
  * function is (or now gets) translated. Returns null for the interpreter to go on from `ex.pc`
@@ -168,7 +177,7 @@ function pausesForNewCode(ex: Execution, jit: JitTable, translatedBefore: number
  */
 function startTranslated(ex: Execution, checkpoint: number): Status | null {
   const store = ex.store;
-  if (!ex.mayUseTier() || ex.memoryIndex !== 0) return null;
+  if (!tierUsableHere(ex)) return null;
   const jit = jitTableOf(ex.inst!.module);
   const translatedBefore = jit.translated;
   const translated = translatedFunction(jit, ex.inst!.module.functionIndexAt(ex.pc), 1, store.jitThreshold, ex.sliceDeadline);
