@@ -505,16 +505,14 @@ async function main(): Promise<number> {
     say(`${title} (a group apart, not in the means above; the scalar kernels' targets for reference)`);
     const groupReports = await runGroup(group, budgetMs, false);
     const groupFirstRuns = interp ? firstRunsOf(group) : [];
-    const summary = (label: string, interpRatio?: number, tierRatio?: number, firstRatio?: number): void =>
-      say(`${label}: interpreter ${interpRatio?.toFixed(1) ?? '-'}x (kernels' mean <= ${TARGETS.geomeanRatio}x), JS tier ${tierRatio?.toFixed(1) ?? '-'}x `
-        + `(<= ${TARGETS.tierGeomeanRatio}x), first run ${firstRatio?.toFixed(1) ?? '-'}x (<= ${TARGETS.firstRunRatio}x)`);
-    if (interp && group.length === 1) {
-      const [r] = groupReports;
-      summary(r!.name, r!.ratio, r!.tieredRatio, groupFirstRuns[0]?.tieredRatio);
-    } else if (interp) {
-      const all = (xs: Array<number | undefined>): number | undefined => (xs.every((x) => x !== undefined) ? geomean(xs as number[]) : undefined);
-      summary('geomean', all(groupReports.map((r) => r.ratio)), all(groupReports.map((r) => r.tieredRatio)), all(groupFirstRuns.map((r) => r.tieredRatio)));
-      if (groupFirstRuns.length) say(`worst first run, JS tier/native: ${Math.max(...groupFirstRuns.map((r) => r.tieredRatio)).toFixed(1)}x`);
+    if (interp) {
+      // (The geometric mean of one kernel's figures is its own, under its name.)
+      const mean = (xs: Array<number | undefined>): string =>
+        (xs.length > 0 && xs.every((x) => x !== undefined) ? `${geomean(xs as number[]).toFixed(1)}x` : '-x');
+      say(`${group.length === 1 ? group[0]!.name : 'geomean'}: interpreter ${mean(groupReports.map((r) => r.ratio))} (kernels' mean <= ${TARGETS.geomeanRatio}x), `
+        + `JS tier ${mean(groupReports.map((r) => r.tieredRatio))} (<= ${TARGETS.tierGeomeanRatio}x), `
+        + `first run ${mean(groupFirstRuns.map((r) => r.tieredRatio))} (<= ${TARGETS.firstRunRatio}x)`);
+      if (group.length > 1 && groupFirstRuns.length) say(`worst first run, JS tier/native: ${Math.max(...groupFirstRuns.map((r) => r.tieredRatio)).toFixed(1)}x`);
     }
     return { reports: groupReports, firstRuns: groupFirstRuns };
   };
