@@ -1304,6 +1304,16 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions, nodeBytes: Uin
   } catch (e) {
     nodeError = String(e);
   }
+  // The NaN-rule variant is Binaryen's rewrite of the module, which may drop an instruction
+  // neither engine takes (a `ref.as_non_null` of a reference already non-null, seed 995691):
+  // what our engine refused is judged against Node on the module itself.
+  if (ourError !== null && nodeError === null && nodeBytes !== bytes) {
+    try {
+      new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    } catch (e) {
+      nodeError = String(e);
+    }
+  }
   if (ourError !== null || nodeError !== null) {
     if (ourError !== null && nodeError !== null) {
       return emptyResult('skipped', `invalid in both engines (ours: ${ourError.replace(/ \(at byte offset \d+\)/, '')})`);
