@@ -262,6 +262,38 @@ describe('the JavaScript tier does what the interpreter does', () => {
     });
   });
 
+  it('a local a translated callee never writes, zero in its variable only (a fresh entry), reaches the interpreter as zero across an exit, not as the word an earlier frame left there', async () => {
+    // $dirty (SIMD: interpreted) leaves -1 in the array's words where $g's frame then lies; $g,
+    // entered fresh from translated $run, keeps $zero in a variable and never writes it. Its host
+    // call leaves to the interpreter, which comes back into $g's translation after the call: the
+    // way out must have stored $zero, or the way back in reads $dirty's -1.
+    const module = compileModule(await assemble(`(module
+      (import "env" "twice" (func $twice (param i32) (result i32)))
+      (func $dirty (param i32) (result i32) (local i32 i32 i32 i32)
+        (drop (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4)))
+        (local.set 1 (i32.const -1)) (local.set 2 (i32.const -1)) (local.set 3 (i32.const -1)) (local.set 4 (i32.const -1))
+        (i32.add (local.get 0) (i32.add (local.get 1) (local.get 4))))
+      (func $g (param $x i32) (result i32) (local $zero i32) (local $also i32)
+        (i32.add (call $twice (local.get $x)) (i32.add (i32.add (local.get $zero) (local.get $also)) (i32.const 12345))))
+      (func (export "run") (param $n i32) (result i32) (local $acc i32)
+        (loop $l
+          (local.set $acc (i32.add (local.get $acc) (call $dirty (local.get $n))))
+          (local.set $acc (i32.xor (local.get $acc) (call $g (local.get $n))))
+          (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+        (local.get $acc)))`));
+    const run = (jitThreshold: number): { result: string; fuel: number } => {
+      const store = new Store(new Engine(), { jitThreshold });
+      const twice = store.createHostFunction({ params: [I32], results: [I32] }, ([x]) => [WasmValue.i32(x!.asI32 * 2)]);
+      const inst = instantiate(store, module, () => twice);
+      store.fuel = 1e9;
+      const results = resumeInSlices(invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(50)]), 1e9);
+      return { result: results.map(String).join(','), fuel: 1e9 - store.fuel };
+    };
+    const interpreted = run(Infinity);
+    expect(run(0)).toEqual(interpreted);
+    expect(module.jit!.translated).toBeGreaterThanOrEqual(2);
+  });
+
   it.each(KERNELS)('%s: run out of fuel at the same point, memory as the interpreter left it', (name, n) => {
     const module = compileModule(kernel(name));
     const total = runKernel(module, n, Infinity, 1e12, 1e9).fuel;
