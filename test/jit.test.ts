@@ -264,9 +264,10 @@ describe('the JavaScript tier does what the interpreter does', () => {
 
   it('a local a translated callee never writes, zero in its variable only (a fresh entry), reaches the interpreter as zero across an exit, not as the word an earlier frame left there', async () => {
     // $dirty (SIMD: interpreted) leaves -1 in the array's words where $g's frame then lies; $g,
-    // entered fresh from translated $run, keeps $zero in a variable and never writes it. Its host
-    // call leaves to the interpreter, which comes back into $g's translation after the call: the
-    // way out must have stored $zero, or the way back in reads $dirty's -1.
+    // entered fresh from translated $run (every call between translations is: FRESH_ENTRY), keeps
+    // $zero and $also in variables and never writes them. Its host call leaves to the interpreter,
+    // which finishes $g from the array (the translation has no entry after that call): the way
+    // out must have stored them, or the interpreter reads $dirty's -1.
     const module = compileModule(await assemble(`(module
       (import "env" "twice" (func $twice (param i32) (result i32)))
       (func $dirty (param i32) (result i32) (local i32 i32 i32 i32)

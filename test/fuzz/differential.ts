@@ -1284,7 +1284,20 @@ function isTriageable(d: Divergence): boolean {
   return !nanVsNumber(d.ours, d.node);
 }
 
-/** Runs `bytes` in our engine (or `ourModuleForTesting`) and `nodeBytes` in Node's. */
+/** What `compile` threw, as text, or null where it did not. */
+function refusal(compile: () => unknown): string | null {
+  try {
+    compile();
+    return null;
+  } catch (e) {
+    return String(e);
+  }
+}
+
+/**
+ * Runs `bytes` in our engine (or `ourModuleForTesting`) and `nodeBytes` in Node's (where our
+ * engine refuses `bytes`, Node is asked about them too: below).
+ */
 function runOnce(bytes: Uint8Array, options: DifferentialOptions, nodeBytes: Uint8Array): ModuleResult {
   const fuel = options.fuel ?? 2_000_000;
   const nanBits = options.compareNanBits ?? false;
@@ -1304,15 +1317,13 @@ function runOnce(bytes: Uint8Array, options: DifferentialOptions, nodeBytes: Uin
   } catch (e) {
     nodeError = String(e);
   }
-  // The NaN-rule variant is Binaryen's rewrite of the module, which may drop an instruction
-  // neither engine takes (a `ref.as_non_null` of a reference already non-null, seed 995691):
-  // what our engine refused is judged against Node on the module itself.
+  // The NaN-rule variant is Binaryen's rewrite of the module, which may drop code neither engine
+  // takes (seed 995691: a `ref.as_non_null`, function references, in code after a `return`). Where
+  // our engine refused the module, Node refuses it too and our engine takes the variant, the
+  // refusal was of what the rewrite dropped: the module is one neither engine takes.
   if (ourError !== null && nodeError === null && nodeBytes !== bytes) {
-    try {
-      new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
-    } catch (e) {
-      nodeError = String(e);
-    }
+    const nodeOnModule = refusal(() => new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>));
+    if (nodeOnModule !== null && refusal(() => compileModule(nodeBytes, FUZZ_ENGINE_FEATURES)) === null) nodeError = nodeOnModule;
   }
   if (ourError !== null || nodeError !== null) {
     if (ourError !== null && nodeError !== null) {
