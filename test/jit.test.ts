@@ -66,6 +66,21 @@ function runKernel(module: CompiledModule, n: number, jitThreshold: number, fuel
   return { outcome, fuel: fuel - store.fuel, memory: memoryDigest(inst.memory) };
 }
 
+/**
+ * Runs `run(n)` of a module that imports `env.twice` (a host function doubling its i32), from
+ * 1e9 fuel resumed in slices of `slice`: its results, the fuel consumed, and how many times
+ * the run went back into the tier where the interpreter stood (JitTable.rejoined).
+ */
+function runWithTwice(module: CompiledModule, jitThreshold: number, slice: number, n = 1000): { result: string; fuel: number; rejoined: number } {
+  const store = new Store(new Engine(), { jitThreshold });
+  const twice = store.createHostFunction({ params: [I32], results: [I32] }, ([x]) => [WasmValue.i32(x!.asI32 * 2)]);
+  const inst = instantiate(store, module, () => twice);
+  store.fuel = 1e9;
+  const before = module.jit?.rejoined ?? 0;
+  const results = resumeInSlices(invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(n)]), slice);
+  return { result: results.map(String).join(','), fuel: 1e9 - store.fuel, rejoined: (module.jit?.rejoined ?? 0) - before };
+}
+
 describe('the JavaScript tier does what the interpreter does', () => {
   it.each(KERNELS)('%s: result, fuel and memory equal, with every function translated, run at once or in slices', (name, n) => {
     const module = compileModule(kernel(name));
@@ -209,23 +224,13 @@ describe('the JavaScript tier does what the interpreter does', () => {
           (local.set $acc (i32.mul (local.get $acc) (i32.const 3)))
           (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
         (local.get $acc)))`;
-    const run = (module: CompiledModule, jitThreshold: number, slice: number): { result: string; fuel: number; rejoined: number } => {
-      const store = new Store(new Engine(), { jitThreshold });
-      const twice = store.createHostFunction({ params: [I32], results: [I32] }, ([x]) => [WasmValue.i32(x!.asI32 * 2)]);
-      const inst = instantiate(store, module, () => twice);
-      store.fuel = 1e9;
-      const before = module.jit?.rejoined ?? 0;
-      const results = resumeInSlices(invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(1000)]), slice);
-      return { result: results.map(String).join(','), fuel: 1e9 - store.fuel, rejoined: (module.jit?.rejoined ?? 0) - before };
-    };
-
     it.each([
       ['after each host call (each one pauses the execution)', '(call $twice (local.get $n))'],
       ['after a callee that the interpreter finished (its host call outside any loop: no entry there)', '(call $wrap (local.get $n))'],
     ])('%s', async (_, call) => {
       const module = compileModule(await assemble(LOOP(call)));
-      const interpreted = run(module, Infinity, 1e9);
-      const tiered = run(module, 0, 1e9);
+      const interpreted = runWithTwice(module, Infinity, 1e9);
+      const tiered = runWithTwice(module, 0, 1e9);
       expect({ ...tiered, rejoined: 0 }).toEqual({ ...interpreted, rejoined: 0 });
       expect(tiered.rejoined).toBeGreaterThanOrEqual(1000);
     });
@@ -244,17 +249,17 @@ describe('the JavaScript tier does what the interpreter does', () => {
             (local.set $acc (i32.xor (i32.mul (local.get $acc) (i32.const 31)) (local.get $n)))
             (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
           (local.get $acc)))`));
-      const interpreted = run(module, Infinity, 1e9);
-      const tiered = run(module, 0, 1e9);
+      const interpreted = runWithTwice(module, Infinity, 1e9);
+      const tiered = runWithTwice(module, 0, 1e9);
       expect({ ...tiered, rejoined: 0 }).toEqual({ ...interpreted, rejoined: 0 });
       expect(tiered.rejoined).toBeGreaterThanOrEqual(1000);
     });
 
     it('after a pause at a callee\'s entry, and a callee\'s return through the interpreter, fuel exact', async () => {
       const module = compileModule(await assemble(LOOP('(call_indirect (type $t) (local.get $n) (i32.const 0))')));
-      const interpreted = run(module, Infinity, 1e9);
+      const interpreted = runWithTwice(module, Infinity, 1e9);
       for (const slice of [7, 23]) {
-        const sliced = run(module, 0, slice);
+        const sliced = runWithTwice(module, 0, slice);
         expect({ ...sliced, rejoined: 0 }).toEqual({ ...interpreted, rejoined: 0 });
         // Pauses land at callee entries and loop headers alike; the loop is back in the tier after each.
         expect(sliced.rejoined).toBeGreaterThan(300);
@@ -282,16 +287,8 @@ describe('the JavaScript tier does what the interpreter does', () => {
           (local.set $acc (i32.xor (local.get $acc) (call $g (local.get $n))))
           (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
         (local.get $acc)))`));
-    const run = (jitThreshold: number): { result: string; fuel: number } => {
-      const store = new Store(new Engine(), { jitThreshold });
-      const twice = store.createHostFunction({ params: [I32], results: [I32] }, ([x]) => [WasmValue.i32(x!.asI32 * 2)]);
-      const inst = instantiate(store, module, () => twice);
-      store.fuel = 1e9;
-      const results = resumeInSlices(invoke(store, inst.exports.get('run') as FuncRef, [WasmValue.i32(50)]), 1e9);
-      return { result: results.map(String).join(','), fuel: 1e9 - store.fuel };
-    };
-    const interpreted = run(Infinity);
-    expect(run(0)).toEqual(interpreted);
+    const interpreted = runWithTwice(module, Infinity, 1e9, 50);
+    expect({ ...runWithTwice(module, 0, 1e9, 50), rejoined: 0 }).toEqual({ ...interpreted, rejoined: 0 });
     expect(module.jit!.translated).toBeGreaterThanOrEqual(2);
   });
 
