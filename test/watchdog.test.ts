@@ -64,6 +64,41 @@ describe('Watchdog with a fake engine and clock', () => {
     expect(wd.active).toBe(false);
   });
 
+  it('settles `expired` whether it was asked for before or after firing, and never when disarmed first', async () => {
+    const clock = new ManualClock();
+    const before = Watchdog.arm(new FakeEngine(), 10, clock);
+    const early = before.expired;
+    const after = Watchdog.arm(new FakeEngine(), 10, clock);
+    const disarmed = Watchdog.arm(new FakeEngine(), 10, clock);
+    const never = disarmed.expired;
+    disarmed.disarm();
+    clock.advance(10);
+    await expect(early).resolves.toBeUndefined();
+    await expect(after.expired).resolves.toBeUndefined();
+    const settled = await Promise.race([never.then(() => 'settled'), new Promise((resolve) => setTimeout(() => resolve('pending'), 5))]);
+    expect(settled).toBe('pending');
+  });
+
+  it('tells its listener in a microtask after firing (at once in one if it has fired), never when disarmed', async () => {
+    const clock = new ManualClock();
+    const told: string[] = [];
+    const listener = (name: string) => ({ deadlinePassed: () => told.push(name) });
+    const wd = Watchdog.arm(new FakeEngine(), 10, clock);
+    wd.listen(listener('first'));
+    wd.listen(listener('second')); // takes the first's place
+    const disarmed = Watchdog.arm(new FakeEngine(), 10, clock);
+    disarmed.listen(listener('disarmed'));
+    disarmed.disarm();
+    clock.advance(10);
+    expect(told).toEqual([]); // not within the timer's callback: whoever fired goes on first
+    await Promise.resolve();
+    expect(told).toEqual(['second']);
+    wd.listen(listener('late'));
+    expect(told).toEqual(['second']);
+    await Promise.resolve();
+    expect(told).toEqual(['second', 'late']);
+  });
+
   it('sets one timer, for the deadline itself (no ticking: a thousand runs would make 200,000 callbacks a second)', () => {
     const engine = new FakeEngine();
     const clock = new ManualClock();

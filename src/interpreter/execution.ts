@@ -15,7 +15,7 @@ import { Op } from './opcodes.js';
 import type { Instance } from './instance.js';
 import { indirectCallee, runLoop } from './interpreter.js';
 import { CopyInPieces, FillInPieces, InSequence, WorkMeter } from './pieces.js';
-import { returnStack, takeStack } from './stack-pool.js';
+import { type StackViews, returnStack, stackViews, takeStack } from './stack-pool.js';
 import { hostBuffer } from './host-buffers.js';
 import type { FuelProfiler } from '../inspect/profile.js';
 import { ExceptionInst, type FuncInst, NULL_REF, type Store, type TagInst } from './store.js';
@@ -55,13 +55,14 @@ const MAX_STACK_WORDS = 1 << 22;
  */
 const INITIAL_FRAMES = 5;
 
-const EMPTY_S32 = new Int32Array(0);
-const EMPTY_F32 = new Float32Array(0);
-const EMPTY_F64 = new Float64Array(0);
+/** The stack of an execution that has given its own back. */
+const NO_STACK = stackViews(new ArrayBuffer(0));
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class Execution {
+  /** The value stack; s32, f32 and f64 are its views, kept in fields for the dispatch loop. */
+  private stack: StackViews;
   s32: Int32Array;
   f32: Float32Array;
   f64: Float64Array;
@@ -168,14 +169,15 @@ export class Execution {
     func.instance?.module.functions.ensureTranslated(func.index, this.meter);
     const frameWords = func.instance === null ? 0 : func.instance.module.functions.info[func.index * FUNC_INFO_STRIDE + FuncInfo.FrameEnd]!;
     const words = Math.max(frameWords, rowWords(params), rowWords(this.resultTypes)) + STACK_SLACK_WORDS;
-    this.s32 = EMPTY_S32;
-    this.f32 = EMPTY_F32;
-    this.f64 = EMPTY_F64;
+    this.stack = NO_STACK;
+    this.s32 = NO_STACK.s32;
+    this.f32 = NO_STACK.f32;
+    this.f64 = NO_STACK.f64;
     this.useStack(takeStack(words));
     this.frames = new Int32Array(Math.min(INITIAL_FRAMES, store.maxCallDepth + 1) * 3);
-    args.forEach((v, i) => {
-      if (v.type !== params[i]) throw new TypeError(`argument ${i} has the wrong type`);
-    });
+    for (let i = 0; i < args.length; i++) {
+      if (args[i]!.type !== params[i]) throw new TypeError(`argument ${i} has the wrong type`);
+    }
     this.writeRow(0, args);
     this.inst = func.instance;
     // The bottom frame returns to pc -1, which ends the execution.
@@ -203,18 +205,17 @@ export class Execution {
     }
   }
 
-  private useStack(buffer: ArrayBuffer): void {
-    this.s32 = new Int32Array(buffer);
-    this.f32 = new Float32Array(buffer);
-    this.f64 = new Float64Array(buffer);
+  private useStack(stack: StackViews): void {
+    this.stack = stack;
+    this.s32 = stack.s32;
+    this.f32 = stack.f32;
+    this.f64 = stack.f64;
   }
 
   /** Gives the value stack back for another execution; this one will not touch it again. */
   private releaseStack(): void {
-    returnStack(this.s32);
-    this.s32 = EMPTY_S32;
-    this.f32 = EMPTY_F32;
-    this.f64 = EMPTY_F64;
+    returnStack(this.stack);
+    this.useStack(NO_STACK);
   }
 
   private step(): Status {
@@ -504,12 +505,13 @@ export class Execution {
     let size = this.s32.length * 2;
     while (size < words) size *= 2;
     size = Math.min(size, MAX_STACK_WORDS);
-    const old = this.s32;
-    this.useStack(hostBuffer(size * 4).buffer);
+    const oldStack = this.stack;
+    const old = oldStack.s32;
+    this.useStack(stackViews(hostBuffer(size * 4).buffer));
     this.s32.set(old.subarray(settled), settled);
     this.s32.fill(0, old.length, words);
     const rest = [new CopyInPieces(this.s32, 0, old, 0, settled), new FillInPieces(this.s32, words, 0, size - words)];
-    this.meter.perform(new InSequence(rest, () => returnStack(old)), (settled + size - words) * 4);
+    this.meter.perform(new InSequence(rest, () => returnStack(oldStack)), (settled + size - words) * 4);
   }
 
   /**

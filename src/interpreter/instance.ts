@@ -30,10 +30,26 @@ export class Instance {
   readonly dataSegments: Uint8Array[];
   /** Element segments as engine references (dropped ones are empty). */
   readonly elemSegments: Int32Array[] = [];
-  readonly exports = new Map<string, ExternVal>();
+  /** `exports`, made when first asked for: a run looks up the one export it calls (exported()). */
+  private exportMap: Map<string, ExternVal> | null = null;
   startFunction: FuncRef | null = null;
   /** Position in `store.instances`; frames record it to find their instance again. */
   readonly id: number;
+
+  /** Every export's value, by name. */
+  get exports(): ReadonlyMap<string, ExternVal> {
+    if (this.exportMap === null) {
+      this.exportMap = new Map();
+      for (const e of this.module.ir.exports) this.exportMap.set(e.name, exportedValue(this, e.kind, e.index));
+    }
+    return this.exportMap;
+  }
+
+  /** The value of the export named `name`, or undefined. */
+  exported(name: string): ExternVal | undefined {
+    const e = this.module.exportNamed(name);
+    return e === undefined ? undefined : exportedValue(this, e.kind, e.index);
+  }
 
   /** The module's code (replaced by a longer array when a function is translated on its first call). */
   get code(): Int32Array {
@@ -43,9 +59,7 @@ export class Instance {
   constructor(readonly store: Store, readonly module: CompiledModule) {
     this.funcIds = new Int32Array(module.funcTypes.length);
     this.sigIds = new Int32Array(module.typeKeys.length);
-    module.typeKeys.forEach((key, i) => {
-      this.sigIds[i] = store.signatureIdOfKey(key);
-    });
+    for (let i = 0; i < module.typeKeys.length; i++) this.sigIds[i] = store.signatureIdOfKey(module.typeKeys[i]!);
     this.dataSegments = module.ir.data.map((d) => d.bytes);
     this.id = store.instances.length;
     store.instances.push(this);
@@ -111,7 +125,6 @@ export function* instantiateInSteps(store: Store, module: CompiledModule, resolv
     evalConst(inst, g.init, global);
     inst.globals.push(global);
   }
-  for (const e of ir.exports) inst.exports.set(e.name, exportedValue(inst, e.kind, e.index));
   yield;
   for (const seg of ir.elements) {
     const refs = new Int32Array(seg.init.length);

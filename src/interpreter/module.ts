@@ -11,7 +11,7 @@ import { signatureKey } from './store.js';
 import { decodeModuleInSteps } from './decoder.js';
 import { declaredFunctionRefs, validateModule } from './module-validator.js';
 import { Feature, SIMD_UNSUPPORTED, ValidationError } from './errors.js';
-import { type FuncType, type GlobalType, type MemoryType, type ModuleIR, type TableType, V128 } from './types.js';
+import { type Export, type FuncType, type GlobalType, type MemoryType, type ModuleIR, type TableType, V128 } from './types.js';
 
 export class CompiledModule {
   /** Function types by function index, imports first. */
@@ -42,6 +42,15 @@ export class CompiledModule {
     this.numImportedTables = layout.tables.length - ir.tables.length;
     this.numImportedGlobals = layout.globals.length - ir.globals.length;
     this.typeKeys = ir.types.map(signatureKey);
+  }
+
+  /** The exports by name, made on the first lookup and shared by every instance. */
+  private exportsByName: Map<string, Export> | null = null;
+
+  /** The export named `name` (validation made names unique). */
+  exportNamed(name: string): Export | undefined {
+    if (this.exportsByName === null) this.exportsByName = new Map(this.ir.exports.map((e) => [e.name, e]));
+    return this.exportsByName.get(name);
   }
 
   /** The index of the function whose code holds position `pc`. */

@@ -32,9 +32,6 @@ export function signatureKey(type: FuncType): string {
 export const PAGE_SIZE = 65536;
 const MAX_PAGES = 65536;
 
-/** The type of the placeholder at index 0 of `store.funcs`, which no reference names. */
-const NULL_FUNC_PLACEHOLDER: FuncType = { params: [], results: [] };
-
 export class Engine {
   epoch = 0;
   incrementEpoch(): void {
@@ -61,6 +58,9 @@ export class FuncInst {
     readonly host: HostFunction | null,
   ) {}
 }
+
+/** The placeholder at index 0 of every store's `funcs`, which no reference names. */
+const NULL_FUNC = new FuncInst({ params: [], results: [] }, -1, null, -1, null);
 
 /** What a cap refused: see StoreOptions. */
 export type Resource = 'memory' | 'table' | 'memories' | 'tables';
@@ -91,9 +91,10 @@ export interface StoreOptions {
 
 export class Store {
   /** Index 0 is a placeholder: reference 0 is null. */
-  readonly funcs: FuncInst[] = [new FuncInst(NULL_FUNC_PLACEHOLDER, -1, null, -1, null)];
+  readonly funcs: FuncInst[] = [NULL_FUNC];
   readonly externs: unknown[] = [undefined];
-  private readonly externIds = new Map<unknown, number>();
+  /** Each extern's index in `externs`; made on the first (most runs have none). */
+  private externIds: Map<unknown, number> | null = null;
   private readonly sigIds = new Map<string, number>();
   readonly instances: Instance[] = [];
   readonly maxMemoryBytes: number;
@@ -176,13 +177,17 @@ export class Store {
    * loop cannot grow the host's memory without bound; past that, it traps.
    */
   exceptionId(exn: ExceptionInst): number {
-    let id = this.externIds.get(exn);
-    if (id === undefined) {
-      if (++this.exceptionRefs > this.maxExceptionRefs) throw new Trap(TrapKind.ExceptionRefsExhausted);
-      id = this.externs.length;
-      this.externs.push(exn);
-      this.externIds.set(exn, id);
-    }
+    const id = this.externIds?.get(exn);
+    if (id !== undefined) return id;
+    if (++this.exceptionRefs > this.maxExceptionRefs) throw new Trap(TrapKind.ExceptionRefsExhausted);
+    return this.addExtern(exn);
+  }
+
+  /** Registers `value` among the store's externs; its engine number. */
+  private addExtern(value: unknown): number {
+    const id = this.externs.length;
+    this.externs.push(value);
+    (this.externIds ??= new Map()).set(value, id);
     return id;
   }
 
@@ -200,13 +205,7 @@ export class Store {
       if (!(v.ref instanceof ExceptionInst)) throw new TypeError('an exnref must refer to an exception');
       return this.exceptionId(v.ref);
     }
-    let id = this.externIds.get(v.ref);
-    if (id === undefined) {
-      id = this.externs.length;
-      this.externs.push(v.ref);
-      this.externIds.set(v.ref, id);
-    }
-    return id;
+    return this.externIds?.get(v.ref) ?? this.addExtern(v.ref);
   }
 
   idToRef(type: ValType, id: number): WasmValue {

@@ -24,7 +24,7 @@ import { nextMacrotask } from './macrotask.js';
 import { type BacktraceFrame, Trap, TrapKind } from '../interpreter/errors.js';
 import type { Steps } from '../interpreter/steps.js';
 import type { WasmValue } from '../interpreter/values.js';
-import type { Watchdog } from '../watchdog/watchdog.js';
+import type { ExpiryListener, Watchdog } from '../watchdog/watchdog.js';
 
 /** What the driver needs of an engine execution (docs/engine-api.md, `Execution`). */
 export interface DrivableExecution {
@@ -70,7 +70,7 @@ export const MIN_SLICE_FUEL = 100;
 export const MAX_SLICE_FUEL = 100_000_000;
 
 /** An execution being driven: one slice per turn. */
-class Task {
+class Task implements ExpiryListener {
   /** Settled: by the engine, or by the deadline while the run waited for its turn. */
   private settled = false;
 
@@ -143,7 +143,7 @@ class Task {
    * The deadline has passed: the run ends now, wherever it waits — in the rounds, or on a
    * host call. Waiting, it is at a check point, where its next slice would trap anyway.
    */
-  expire(): void {
+  deadlinePassed(): void {
     const trap = new Trap(TrapKind.Interrupt);
     trap.backtrace = this.execution.backtrace?.();
     this.fail(trap);
@@ -263,12 +263,19 @@ export function sliceMs(): number {
   return Math.max(MIN_SLICE_MS, Math.min(TARGET_SLICE_MS, ROUND_MS / Math.max(1, scheduler.readyCount)));
 }
 
+/** What ends a wait for a turn: a run's watchdog. */
+export interface Deadline {
+  readonly expired: Promise<void>;
+  readonly fired: boolean;
+}
+
 /**
- * Waits for a turn when the current burst is spent, or until `deadline` settles: a thousand
- * runs started at once set up a burst's worth at a time.
+ * When the current burst is spent, a wait for a turn, or until `deadline` expires; else
+ * nothing to wait for (no promise made). A thousand runs started at once set up a burst's
+ * worth at a time.
  */
-export async function enterRun(deadline: Promise<void>): Promise<void> {
-  if (scheduler.burstSpent) await Promise.race([scheduler.turn(), deadline]);
+export function enterRun(deadline: Deadline): Promise<void> | null {
+  return scheduler.burstSpent ? Promise.race([scheduler.turn(), deadline.expired]) : null;
 }
 
 /**
@@ -303,16 +310,32 @@ export class Pacer {
 
 /**
  * Runs `steps` (compiling, instantiating: steps.ts) to the end, waiting for a turn whenever
- * the current burst is spent. With a `deadline`, its expiry ends a wait at once, and `check`
- * (which throws once the deadline has passed) runs before every step after the first.
+ * the current burst is spent. With a `deadline`, its expiry ends a wait at once, and once it
+ * has expired the steps end with an `Interrupt` trap at the next wait. Steps that end within the burst (a small module's
+ * instantiation) end here, their value returned as it is: no promise made.
  */
-export async function driveSteps<T>(steps: Steps<T>, deadline?: { expired: Promise<void>; check(): void }): Promise<T> {
+export function driveSteps<T>(steps: Steps<T>, deadline?: Deadline): T | Promise<T> {
+  const value = stepWithinBurst(steps);
+  return value === BURST_SPENT ? driveStepsAfterWaits(steps, deadline) : value;
+}
+
+const BURST_SPENT: unique symbol = Symbol('burst spent');
+
+/** Runs steps until they end (their value) or the burst is spent. */
+function stepWithinBurst<T>(steps: Steps<T>): T | typeof BURST_SPENT {
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done === true) return step.value;
-    if (scheduler.burstSpent) {
-      await (deadline === undefined ? scheduler.turn() : Promise.race([scheduler.turn(), deadline.expired]));
-      deadline?.check();
-    }
+    if (scheduler.burstSpent) return BURST_SPENT;
+  }
+}
+
+/** driveSteps from its first wait for a turn on. */
+async function driveStepsAfterWaits<T>(steps: Steps<T>, deadline: Deadline | undefined): Promise<T> {
+  for (;;) {
+    await (deadline === undefined ? scheduler.turn() : Promise.race([scheduler.turn(), deadline.expired]));
+    if (deadline?.fired === true) throw new Trap(TrapKind.Interrupt);
+    const value = stepWithinBurst(steps);
+    if (value !== BURST_SPENT) return value;
   }
 }
 
@@ -327,7 +350,7 @@ export function drive(execution: DrivableExecution, store: FuelGauge, watchdog: 
   pacer.sliceFuel = Math.min(pacer.sliceFuel, Math.max(MIN_SLICE_FUEL, share));
   return new Promise((resolve, reject) => {
     const task = new Task(execution, store, watchdog, pacer, resolve, reject);
-    void watchdog.expired.then(() => task.expire());
+    watchdog.listen(task);
     // The first slice at once while the burst lasts: a short guest then finishes without
     // waiting for a round (Sandbox.run of a tiny function costs microseconds).
     if (scheduler.burstSpent || task.runSlice()) scheduler.add(task);

@@ -165,8 +165,8 @@ export class Instance {
     const session = this.session;
     const result = this.queue.then(async () => {
       try {
-        const { value, fuelConsumed, ...observed } = await session.frame(() => session.call(exportName, params), options);
-        return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, observed);
+        const out = await session.frame(() => session.call(exportName, params), options);
+        return new RunOutput(out.value, out.fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, out);
       } catch (e) {
         throw asSandboxError(e);
       }
@@ -293,12 +293,12 @@ export class Sandbox {
       let module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
       if (options.coverage === true || options.trace != null) module = await untilAborted(this.probedVersion(module), options.signal);
       const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
-      const { value, fuelConsumed, ...observed } = await session.frame(async () => {
+      const out = await session.frame(async () => {
         await session.instantiate();
         // A start function that exited (proc_exit) ended the run.
         return session.exitCode === null ? session.call(exportName, params) : [];
       }, options);
-      return new RunOutput(value, fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, observed);
+      return new RunOutput(out.value, out.fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, out);
     } catch (e) {
       throw asSandboxError(e);
     }
@@ -373,7 +373,7 @@ export class Sandbox {
     let probed = probedModules.get(module);
     if (probed === undefined) {
       const options = { canonicalNaNs: module.canonicalNaNs, probes: true };
-      probed = driveSteps(compileModuleInSteps(module.ir.bytes, module.features, options));
+      probed = (async () => driveSteps(compileModuleInSteps(module.ir.bytes, module.features, options)))();
       probedModules.set(module, probed);
     }
     return probed;

@@ -40,9 +40,13 @@ export class Session implements HostBinding {
   refused: LimitedResource | null = null;
   instance: EngineInstance | null = null;
   memory: GuestMemory | null = null;
-  /** Every exported memory, by export name (multi-memory); `memory` is the one named "memory". */
-  readonly memories = new Map<string, GuestMemory>();
-  private readonly imports = new Map<Import, FuncRef>();
+  private memoryMap: Map<string, GuestMemory> | null = null;
+  /** Every exported memory, by export name (multi-memory); `memory` is the one named "memory". Made on first use. */
+  get memories(): Map<string, GuestMemory> {
+    return (this.memoryMap ??= new Map());
+  }
+  /** The host function granted for each import; none for a module without imports. */
+  private readonly imports: Map<Import, FuncRef> | null;
   private watchdog: Watchdog | null = null;
   /** The current frame's abort controller, made only when a host function asks for its signal. */
   private controller: AbortController | null = null;
@@ -101,8 +105,11 @@ export class Session implements HostBinding {
         this.refused = REFUSED_LIMIT[what];
       },
     });
-    for (const [imp, grant] of grants) {
-      this.imports.set(imp, this.store.createHostFunction(grant.type, grant.bind(this)));
+    if (grants.length === 0) this.imports = null;
+    else {
+      const imports = new Map<Import, FuncRef>();
+      for (const [imp, grant] of grants) imports.set(imp, this.store.createHostFunction(grant.type, grant.bind(this)));
+      this.imports = imports;
     }
   }
 
@@ -144,24 +151,18 @@ export class Session implements HostBinding {
     store.epochDeadline = engine.epoch + 1;
     this.inFrame = true;
     const watchdog = (this.watchdog = Watchdog.arm(engine, limits.timeoutMs));
-    // An abort ends the run as its deadline would, wherever it is; classify() tells them apart.
-    this.aborted = signal?.aborted === true;
-    const onAbort = (): void => {
-      this.aborted = true;
-      watchdog.expireNow();
-    };
-    if (this.aborted) watchdog.expireNow();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    const turn = enterRun(watchdog.expired);
+    this.aborted = false;
+    const unlinkAbort = signal === undefined ? null : this.linkAbort(signal, watchdog);
+    const turn = enterRun(watchdog);
     try {
-      await turn;
+      if (turn !== null) await turn;
       this.checkDeadline();
       const value = await body();
-      return { value, fuelConsumed: this.fuelConsumed(), ...this.observations(watch) };
+      return this.withObservations({ value, fuelConsumed: this.fuelConsumed() }, watch);
     } catch (e) {
-      throw Object.assign(this.classify(e), this.observations(watch));
+      throw this.withObservations(this.classify(e), watch);
     } finally {
-      signal?.removeEventListener('abort', onAbort);
+      unlinkAbort?.();
       store.monitor = null;
       this.watchdog.disarm();
       this.watchdog = null;
@@ -173,20 +174,34 @@ export class Session implements HostBinding {
   }
 
   /**
+   * Has `signal` end the frame as its deadline would, wherever the run is (classify() tells
+   * them apart): at once if it has aborted. Returns what unlinks it when the frame ends.
+   */
+  private linkAbort(signal: AbortSignal, watchdog: Watchdog): () => void {
+    const onAbort = (): void => {
+      this.aborted = true;
+      watchdog.expireNow();
+    };
+    if (signal.aborted) {
+      onAbort();
+      return () => undefined;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /**
    * Instantiates the module and runs its start function, if any (inside a frame). Segment
    * initialisation goes in steps (instantiateInSteps), with the clock looked at between them:
    * the event loop gets its turns, and the deadline holds.
    */
   async instantiate(): Promise<void> {
-    const instance = await driveSteps(instantiateInSteps(this.store, this.module, (imp) => this.imports.get(imp)), {
-      expired: this.watchdog!.expired,
-      check: () => this.checkDeadline(),
-    });
+    const instance = await driveSteps(instantiateInSteps(this.store, this.module, (imp) => this.imports?.get(imp)), this.watchdog!);
     this.instance = instance;
     for (const e of this.module.ir.exports) {
-      if (e.kind === 'memory') this.memories.set(e.name, new GuestMemory(instance.exports.get(e.name) as unknown as EngineMemory));
+      if (e.kind === 'memory') this.memories.set(e.name, new GuestMemory(instance.exported(e.name) as unknown as EngineMemory));
     }
-    this.memory = this.memories.get('memory') ?? null;
+    this.memory = this.memoryMap?.get('memory') ?? null;
     if (instance.startFunction !== null) await this.runGuest(invoke(this.store, instance.startFunction, []));
   }
 
@@ -208,9 +223,9 @@ export class Session implements HostBinding {
     return new InstructionWatch(probed, { coverage: options.coverage === true, traceLimit });
   }
 
-  /** What the frame observed for the run's options: the profile (its last stretch counted), coverage, the trace. */
-  private observations(watch: InstructionWatch | null): Observations {
-    const out: { profile?: Profile; coverage?: readonly FunctionCoverage[]; trace?: readonly TraceEntry[] } = {};
+  /** `into`, with what the frame observed for the run's options: the profile (its last stretch counted), coverage, the trace. */
+  private withObservations<T extends object>(into: T, watch: InstructionWatch | null): T & Observations {
+    const out = into as T & { profile?: Profile; coverage?: readonly FunctionCoverage[]; trace?: readonly TraceEntry[] };
     if (this.profiler !== null) {
       this.profiler.leaveTo(0, this.store.fuel);
       out.profile = this.profiler.profile();
@@ -255,28 +270,26 @@ export class Session implements HostBinding {
   /** Calls the exported function `name` with `params` (inside a frame, after instantiate). */
   async call(name: string, params: readonly Value[]): Promise<Value[]> {
     if (this.exitCode !== null) throw SandboxError.trap(`the guest has exited (code ${this.exitCode}) and cannot be called again`);
-    const ir = this.module.ir;
-    const exp = ir.exports.find((e) => e.name === name);
-    const func = this.instance?.exports.get(name);
-    if (exp === undefined || exp.kind !== 'func' || !(func instanceof FuncRef)) {
-      throw SandboxError.export(`no exported function named \`${name}\``);
-    }
-    const type = functionType(ir, exp.index);
+    const func = this.instance?.exported(name);
+    if (!(func instanceof FuncRef)) throw SandboxError.export(`no exported function named \`${name}\``);
+    const type = this.store.funcs[func.id]!.type;
     if (!Array.isArray(params)) throw SandboxError.export(`the parameters of \`${name}\` must be an array of Value`);
     if (type.params.length !== params.length) {
       throw SandboxError.export(
         `function \`${name}\` expects ${type.params.length} parameter(s) but ${params.length} were supplied`,
       );
     }
-    const args = type.params.map((want, i) => {
+    const args: WasmValue[] = [];
+    for (let i = 0; i < params.length; i++) {
+      const want = type.params[i]!;
       const got = params[i] as unknown as Value | undefined;
       if (!(got instanceof Value) || TYPE_CODES[got.type] !== want) {
         throw SandboxError.export(
           `function \`${name}\` parameter ${i} has type ${debugType(want)} but the supplied value does not match`,
         );
       }
-      return toWasm(got);
-    });
+      args.push(toWasm(got));
+    }
     const results = await this.runGuest(invoke(this.store, func, args));
     return results.map(fromWasm);
   }
@@ -351,18 +364,6 @@ function endedSignal(): AbortSignal {
 }
 
 const TYPE_CODES = { i32: I32, i64: I64, f32: F32, f64: F64, v128: V128 } as const;
-
-/** The type of function `index` (imports first), from the module's IR. */
-export function functionType(ir: ModuleIR, index: number): FuncType {
-  let imported = 0;
-  for (const imp of ir.imports) {
-    if (imp.desc.kind !== 'func') continue;
-    if (imported === index) return ir.types[imp.desc.typeIndex]!;
-    imported++;
-  }
-  return ir.types[ir.functions[index - imported]!]!;
-}
-
 
 function signature(t: FuncType): string {
   return `(${t.params.map(valTypeName).join(', ')}) -> (${t.results.map(valTypeName).join(', ')})`;

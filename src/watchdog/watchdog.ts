@@ -28,6 +28,11 @@ export interface EpochClock {
   incrementEpoch(): void;
 }
 
+/** What Watchdog.listen tells of the deadline. */
+export interface ExpiryListener {
+  deadlinePassed(): void;
+}
+
 /** Injectable time source and timers (for tests); the defaults are Node's. */
 export interface WatchdogClock {
   now(): number;
@@ -49,23 +54,18 @@ export class Watchdog {
   private startedAt: number;
   /** When pause() was called, or null while running. */
   private pausedAt: number | null = null;
-  private resolveExpired!: () => void;
+  /** `expired`, made when first asked for: most runs end without anyone waiting on it. */
+  private expiredPromise: Promise<void> | null = null;
+  private resolveExpired: (() => void) | null = null;
+  private listener: ExpiryListener | null = null;
   /** How many times the timer fired (for tests and diagnostics). */
   ticks = 0;
-  /**
-   * Settles when the watchdog fires (after it has incremented the epoch); never settles when
-   * it is disarmed first. A driver waiting on an asynchronous host call races against it.
-   */
-  readonly expired: Promise<void>;
 
   private constructor(
     private readonly engine: EpochClock,
     readonly timeoutMs: number,
     private readonly clock: WatchdogClock,
   ) {
-    this.expired = new Promise<void>((resolve) => {
-      this.resolveExpired = resolve;
-    });
     this.startedAt = clock.now();
     if (Number.isFinite(timeoutMs)) this.schedule(timeoutMs);
   }
@@ -81,6 +81,33 @@ export class Watchdog {
   /** Whether the deadline has passed and the epoch was incremented. */
   get fired(): boolean {
     return this.hasFired;
+  }
+
+  /**
+   * Settles when the watchdog fires (after it has incremented the epoch); never settles when
+   * it is disarmed first. A driver waiting for its turn or on an asynchronous host call races
+   * against it.
+   */
+  get expired(): Promise<void> {
+    if (this.expiredPromise === null) {
+      if (this.hasFired) this.expiredPromise = Promise.resolve();
+      else {
+        this.expiredPromise = new Promise<void>((resolve) => {
+          this.resolveExpired = resolve;
+        });
+      }
+    }
+    return this.expiredPromise;
+  }
+
+  /**
+   * Has `listener` told, in a microtask after the watchdog fires (at once if it has), that the
+   * deadline has passed: `expired` without a promise and its reaction made for every run. One
+   * listener at a time; a later one takes its place.
+   */
+  listen(listener: ExpiryListener): void {
+    this.listener = listener;
+    if (this.hasFired) queueMicrotask(() => listener.deadlinePassed());
   }
 
   /** Whether a timer is still pending (false once fired or disarmed). */
@@ -152,7 +179,9 @@ export class Watchdog {
     this.done = true;
     this.hasFired = true;
     this.engine.incrementEpoch();
-    this.resolveExpired();
+    this.resolveExpired?.();
+    const listener = this.listener;
+    if (listener !== null) queueMicrotask(() => listener.deadlinePassed());
   }
 
   private schedule(ms: number): void {

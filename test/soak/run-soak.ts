@@ -9,7 +9,9 @@
  * long each call took in that loop, and
  * the process's memory before and after (with a collection forced: run under --expose-gc).
  *
- * node --expose-gc --import tsx test/soak/run-soak.ts [--runs N] [--seed S]
+ * test/soak.test.ts runs it bundled by esbuild, as the build compiles the engine; by hand,
+ * node --expose-gc --import tsx test/soak/run-soak.ts [--runs N] [--seed S] (tsx's transform
+ * adds to each run's garbage: the test's comment says how much).
  */
 import { readFileSync } from 'node:fs';
 import { Limits, Sandbox, SandboxError, Value, type CompiledModule } from '../../src/index.js';
