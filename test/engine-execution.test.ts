@@ -358,18 +358,30 @@ describe('epoch interruption', () => {
     expect(trapOf(() => m.call('fib', [i32(3)])).kind).toBe(TrapKind.Interrupt);
   });
 
-  it('a host function that advances the epoch interrupts its caller when it returns', async () => {
+  it('a host function that advances the epoch interrupts its caller at the next check point, not when it returns (as in wasmtime)', async () => {
     let m!: Loaded;
     m = await load(`(module (import "env" "tick" (func $t)) (global $g (export "g") (mut i32) (i32.const 0))
-      (func (export "f") call $t i32.const 1 global.set $g))`, (store) => ({
+      (func (export "f") call $t i32.const 1 global.set $g)
+      (func (export "then_loop") call $t i32.const 2 global.set $g (loop $l (br $l)))
+      (func (export "then_call") call $t i32.const 3 global.set $g call $sub i32.const 4 global.set $g)
+      (func $sub))`, (store) => ({
       'env.tick': store.createHostFunction({ params: [], results: [] }, () => {
         m.engine.incrementEpoch();
         return [];
       }),
     }));
+    // No check point after the call: the caller runs to its end.
     m.store.epochDeadline = m.engine.epoch + 1;
-    expect(trapOf(() => m.call('f')).kind).toBe(TrapKind.Interrupt);
-    expect((m.instance.exports.get('g') as GlobalInst).value).toEqual(i32(0));
+    m.call('f');
+    expect((m.instance.exports.get('g') as GlobalInst).value).toEqual(i32(1));
+    // The loop's header is one: the caller traps there, its global written.
+    m.store.epochDeadline = m.engine.epoch + 1;
+    expect(trapOf(() => m.call('then_loop')).kind).toBe(TrapKind.Interrupt);
+    expect((m.instance.exports.get('g') as GlobalInst).value).toEqual(i32(2));
+    // So is a callee's entry (wasmtime's tests/all/epoch_interruption.rs, epoch_yield_at_func_entry).
+    m.store.epochDeadline = m.engine.epoch + 1;
+    expect(trapOf(() => m.call('then_call')).kind).toBe(TrapKind.Interrupt);
+    expect((m.instance.exports.get('g') as GlobalInst).value).toEqual(i32(3));
   });
 
   it('an engine shared by two stores interrupts both', async () => {

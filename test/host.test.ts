@@ -307,6 +307,35 @@ describe('embedder functions', () => {
     expect(a.fuelConsumed).toBe(3);
   });
 
+  describe.each(['interpreter', 'eager'] as const)('a synchronous call that outlasts the deadline (%s): the run goes on to its next check point, as in wasmtime', (tier) => {
+    // The deadline passes inside the host call; the driver sees it only once the slice ends,
+    // and wasmtime's guest would go on to the next function entry or loop header before it trapped.
+    const host = HostAbi.denyAll().allowFunction('env', 'busy', { params: ['i64'], results: ['i64'] }, ([x]) => {
+      const end = performance.now() + 60;
+      while (performance.now() < end);
+      return (x as bigint) * 2n;
+    });
+    const after = (rest: string) => `(module (import "env" "busy" (func $busy (param i64) (result i64)))
+      (func (export "f") (result i64) (local i64) (local.set 0 (call $busy (i64.const 21))) ${rest}))`;
+    const run = (rest: string) => new Sandbox(host, { tier }).run(after(rest), 'f', [], { timeoutMs: 20 });
+
+    it('a guest that returns then completes', async () => {
+      expect((await run('(local.get 0)')).values.map(String)).toEqual(['I64(42)']);
+    });
+
+    it('a guest that reaches `unreachable` first traps there', async () => {
+      const e = await failure(run('unreachable'));
+      expect(e.kind).toBe('Trap');
+    });
+
+    it('a guest that loops ends with Timeout at the loop header, with the fuel it had there', async () => {
+      const trapped = await failure(run('unreachable'));
+      const e = await failure(run('(loop $l (local.set 0 (i64.add (local.get 0) (i64.const 1))) (br $l)) (local.get 0)'));
+      expect(e.kind).toBe('Timeout');
+      expect(e.fuelConsumed).toBe(trapped.fuelConsumed);
+    });
+  });
+
   it('the deadline bounds a pending asynchronous call, and its signal is aborted', async () => {
     let signal: AbortSignal | null = null;
     const host = HostAbi.denyAll()

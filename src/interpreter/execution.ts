@@ -147,6 +147,8 @@ export class Execution {
   /** The host function whose promise is pending, and where its results go. */
   private pendingHost: FuncInst | null = null;
   private pendingBase = 0;
+  /** A host call has returned (or its promise settled) since the last resume: no check point here. */
+  private afterHostCall = false;
   private finished = false;
   private failure: { error: unknown } | null = null;
   /**
@@ -225,7 +227,15 @@ export class Execution {
       this.deliverSettled();
       if (this.finished) return 'done';
     }
-    if (store.engine.epoch >= store.epochDeadline) throw new Trap(TrapKind.Interrupt);
+    if (store.engine.epoch >= store.epochDeadline) {
+      // The epoch moves only between slices, so a resume looks at it for the check point the
+      // run paused at. Right after a host call the run is at none: it goes on to the next (a
+      // function's entry, a loop header), where a slice of no fuel pauses it, and traps there —
+      // wasmtime's point — unless it returns first.
+      if (!this.afterHostCall) throw new Trap(TrapKind.Interrupt);
+      this.sliceFuel = 0;
+    }
+    this.afterHostCall = false;
     if (this.entryCheck) {
       this.entryCheck = false;
       if (store.fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
@@ -270,13 +280,28 @@ export class Execution {
       this.pendingHost = f;
       this.pendingBase = base;
       this.pending = out.then(
-        (value) => { this.settled = { ok: true, value }; },
-        (error: unknown) => { this.settled = { ok: false, error }; },
+        (value) => this.settle({ ok: true, value }),
+        (error: unknown) => this.settle({ ok: false, error }),
       );
       return false;
     }
     this.writeHostResults(f, base, out);
+    this.afterHostCall = true;
     return true;
+  }
+
+  private settle(settled: Settled): void {
+    this.settled = settled;
+    this.afterHostCall = true;
+  }
+
+  /**
+   * Whether the run's deadline may end it where it stands (the driver's question while it
+   * waits): at a check point, or on a host call still in flight, but not right after a host
+   * call that has returned, from where it goes on to its next check point (step()).
+   */
+  get deadlineEndsHere(): boolean {
+    return !this.afterHostCall;
   }
 
   private deliverSettled(): void {

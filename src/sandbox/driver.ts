@@ -37,6 +37,8 @@ export interface DrivableExecution {
   sliceDeadline: number;
   /** The slice's planned length (Execution.sliceMs). */
   sliceMs: number;
+  /** Whether a Timeout may end it between slices where it stands (Execution.deadlineEndsHere). */
+  readonly deadlineEndsHere: boolean;
   /** Where the execution stands (Execution.backtrace), for a Timeout that ends it between slices. */
   backtrace?(): BacktraceFrame[];
   resume(): 'done' | 'paused' | 'pending';
@@ -141,9 +143,12 @@ class Task implements ExpiryListener {
 
   /**
    * The deadline has passed: the run ends now, wherever it waits — in the rounds, or on a
-   * host call. Waiting, it is at a check point, where its next slice would trap anyway.
+   * host call. Waiting, it is at a check point, where its next slice would trap anyway; but
+   * right after a host call it is at none, and its next slice takes it to one (wasmtime's
+   * point), where it traps.
    */
   deadlinePassed(): void {
+    if (!this.execution.deadlineEndsHere) return;
     const trap = new Trap(TrapKind.Interrupt);
     trap.backtrace = this.execution.backtrace?.();
     this.fail(trap);
