@@ -328,6 +328,19 @@ describe('embedder functions', () => {
       expect(e.kind).toBe('Trap');
     });
 
+    it('so does a guest whose asynchronous call settles after work outlasting the deadline', async () => {
+      // The promise settles after 60 ms of work in a microtask, before any timer can fire: the
+      // call is no longer in flight when the deadline is seen, and the run goes on as above.
+      const slow = HostAbi.denyAll().allowFunction('env', 'busy', { params: ['i64'], results: ['i64'] }, ([x]) =>
+        Promise.resolve().then(() => {
+          const end = performance.now() + 60;
+          while (performance.now() < end);
+          return (x as bigint) * 2n;
+        }));
+      const out = await new Sandbox(slow, { tier }).run(after('(local.get 0)'), 'f', [], { timeoutMs: 20 });
+      expect(out.values.map(String)).toEqual(['I64(42)']);
+    });
+
     it('a guest that loops ends with Timeout at the loop header, with the fuel it had there', async () => {
       const trapped = await failure(run('unreachable'));
       const e = await failure(run('(loop $l (local.set 0 (i64.add (local.get 0) (i64.const 1))) (br $l)) (local.get 0)'));
