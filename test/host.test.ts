@@ -307,7 +307,7 @@ describe('embedder functions', () => {
     expect(a.fuelConsumed).toBe(3);
   });
 
-  describe.each(['interpreter', 'eager'] as const)('a synchronous call that outlasts the deadline (%s): the run goes on to its next check point, as in wasmtime', (tier) => {
+  describe.each(['interpreter', 'eager'] as const)('a host call that outlasts the deadline (%s): the run goes on to its next check point, as in wasmtime', (tier) => {
     // The deadline passes inside the host call; the driver sees it only once the slice ends,
     // and wasmtime's guest would go on to the next function entry or loop header before it trapped.
     const host = HostAbi.denyAll().allowFunction('env', 'busy', { params: ['i64'], results: ['i64'] }, ([x]) => {
@@ -346,6 +346,38 @@ describe('embedder functions', () => {
       const e = await failure(run('(loop $l (local.set 0 (i64.add (local.get 0) (i64.const 1))) (br $l)) (local.get 0)'));
       expect(e.kind).toBe('Timeout');
       expect(e.fuelConsumed).toBe(trapped.fuelConsumed);
+    });
+
+    it('a guest that goes on to an asynchronous call ends there if it is in flight, and goes on past it if it has settled', async () => {
+      // The run reaches the second call past its deadline, its listener having let it go on.
+      const then = (second: () => unknown) => HostAbi.denyAll()
+        .allowFunction('env', 'busy', { params: ['i64'], results: ['i64'] }, ([x]) => {
+          const end = performance.now() + 60;
+          while (performance.now() < end);
+          return x;
+        })
+        .allowFunction('env', 'then', { params: ['i64'], results: ['i64'] }, second as () => Promise<bigint>);
+      const wat = `(module (import "env" "busy" (func $busy (param i64) (result i64))) (import "env" "then" (func $then (param i64) (result i64)))
+        (func (export "f") (result i64) (call $then (call $busy (i64.const 21)))))`;
+      const started = performance.now();
+      const e = await failure(new Sandbox(then(() => new Promise(() => {})), { tier }).run(wat, 'f', [], { timeoutMs: 20 }));
+      expect(e.kind).toBe('Timeout');
+      expect(performance.now() - started).toBeLessThan(1000);
+      const out = await new Sandbox(then(() => Promise.resolve(42n)), { tier }).run(wat, 'f', [], { timeoutMs: 20 });
+      expect(out.values.map(String)).toEqual(['I64(42)']);
+    });
+
+    it('host calls with no check point between them end a few milliseconds past the deadline, not after them all', async () => {
+      // 500 calls of 2 ms in straight-line code: a second in all, past a deadline of 20 ms.
+      const slow = HostAbi.denyAll().allowFunction('env', 'tick', { params: [], results: [] }, () => {
+        const end = performance.now() + 2;
+        while (performance.now() < end);
+      });
+      const wat = `(module (import "env" "tick" (func $t)) (func (export "f") ${'call $t '.repeat(500)}))`;
+      const started = performance.now();
+      const e = await failure(new Sandbox(slow, { tier }).run(wat, 'f', [], { timeoutMs: 20 }));
+      expect(e.kind).toBe('Timeout');
+      expect(performance.now() - started).toBeLessThan(150);
     });
   });
 

@@ -14,9 +14,10 @@
  * engine's share 15-19 ms where the same code compiled plainly gave 13-14 (docs/fences.md).
  */
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 interface SoakReport {
   runs: number;
@@ -30,8 +31,12 @@ interface SoakReport {
   memory: { before: { heapUsed: number; external: number }; after: { heapUsed: number; external: number } };
 }
 
-/** test/soak/run-soak.ts and the engine, bundled as the build would compile them (beside the source: its fixtures are found from there). */
-const BUNDLE = fileURLToPath(new URL('./soak/run-soak.bundle.mjs', import.meta.url));
+/**
+ * test/soak/run-soak.ts and the engine, bundled as the build would compile them: beside the
+ * source (its fixtures are found from there), named for this process (two test runs at once
+ * must not share it), and removed after.
+ */
+const BUNDLE = fileURLToPath(new URL(`./soak/run-soak.${process.pid}.bundle.mjs`, import.meta.url));
 let bundled = false;
 
 function soak(runs: number, seed: number): SoakReport {
@@ -71,6 +76,8 @@ function expectMemoryBack(report: SoakReport): void {
 }
 
 describe('the soak', () => {
+  afterAll(() => rmSync(BUNDLE, { force: true }));
+
   it('300 runs in flight: each ends with the right kind, none before its deadline, none more than 15 ms after, collector pauses apart', { retry: 2, timeout: 90_000 }, () => {
     const report = soak(300, 7);
     expect(report.runs).toBe(300);

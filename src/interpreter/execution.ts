@@ -55,6 +55,14 @@ const MAX_STACK_WORDS = 1 << 22;
  */
 const INITIAL_FRAMES = 5;
 
+/**
+ * How long past its deadline a run may go on from host calls to its next check point (ms,
+ * from the first resume that found the deadline passed): within the slice overrun the driver
+ * allows (SLICE_OVERRUN_MS), and far more than a guest's own instructions between two check
+ * points take.
+ */
+const DEADLINE_GRACE_MS = 2;
+
 /** The stack of an execution that has given its own back. */
 const NO_STACK = stackViews(new ArrayBuffer(0));
 
@@ -149,6 +157,8 @@ export class Execution {
   private pendingBase = 0;
   /** A host call has returned (or its promise settled) since the last resume: no check point here. */
   private afterHostCall = false;
+  /** When a resume first went on past the deadline after a host call (step()); -1 before. */
+  private graceSince = -1;
   private finished = false;
   private failure: { error: unknown } | null = null;
   /**
@@ -231,8 +241,13 @@ export class Execution {
       // The epoch moves only between slices, so a resume looks at it for the check point the
       // run paused at. Right after a host call the run is at none: it goes on to the next (a
       // function's entry, a loop header), where a slice of no fuel pauses it, and traps there —
-      // wasmtime's point — unless it returns first.
+      // wasmtime's point — unless it returns first. For DEADLINE_GRACE_MS at most: host calls
+      // with no check point between them (straight-line code may hold thousands) would
+      // otherwise outlast the deadline by all their time.
       if (!this.afterHostCall) throw new Trap(TrapKind.Interrupt);
+      const now = performance.now();
+      if (this.graceSince < 0) this.graceSince = now;
+      else if (now - this.graceSince > DEADLINE_GRACE_MS) throw new Trap(TrapKind.Interrupt);
       this.sliceFuel = 0;
     }
     this.afterHostCall = false;

@@ -137,7 +137,11 @@ class Task implements ExpiryListener {
       () => true, // resume() rethrows the rejection
     );
     void Promise.race([settled, this.watchdog.expired.then(() => false)]).then((inTime) => {
-      if (inTime) scheduler.add(this);
+      // Past the deadline, a run whose listener let it go on (right after a host call: the
+      // call settled in time, or the run went on from one to this wait) ends here, or goes on
+      // to its next check point if this call has already settled.
+      if (inTime || !this.execution.deadlineEndsHere) scheduler.add(this);
+      else this.deadlinePassed();
     });
   }
 
