@@ -348,6 +348,41 @@ describe('embedder functions', () => {
       expect(e.fuelConsumed).toBe(trapped.fuelConsumed);
     });
 
+    it('a guest that calls into a loop meets the deadline at its header, before its body runs again', async () => {
+      // No fuel is charged between the call and the header (drop and loop cost none): the run
+      // goes on with no fuel at all, not one.
+      let ticks = 0;
+      const counting = HostAbi.denyAll()
+        .allowFunction('env', 'busy', { params: ['i64'], results: ['i64'] }, ([x]) => {
+          const end = performance.now() + 60;
+          while (performance.now() < end);
+          return x;
+        })
+        .allowFunction('env', 'tick', { params: [], results: [] }, () => {
+          ticks++;
+        });
+      const wat = `(module (import "env" "busy" (func $busy (param i64) (result i64))) (import "env" "tick" (func $tick))
+        (func (export "f") (drop (call $busy (i64.const 21))) (loop $l (call $tick) (br $l))))`;
+      const e = await failure(new Sandbox(counting, { tier }).run(wat, 'f', [], { timeoutMs: 20 }));
+      expect(e.kind).toBe('Timeout');
+      expect(ticks).toBe(0);
+    });
+
+    it('an abort after the deadline has passed leaves the run to end by its deadline', async () => {
+      const controller = new AbortController();
+      const aborting = HostAbi.denyAll()
+        .allowFunction('env', 'busy', { params: ['i64'], results: ['i64'] }, ([x]) => {
+          const end = performance.now() + 60;
+          while (performance.now() < end);
+          return x;
+        })
+        .allowFunction('env', 'abort', { params: [], results: [] }, () => controller.abort());
+      const wat = `(module (import "env" "busy" (func $busy (param i64) (result i64))) (import "env" "abort" (func $abort))
+        (func (export "f") (drop (call $busy (i64.const 21))) (call $abort) (loop $l (br $l))))`;
+      const e = await failure(new Sandbox(aborting, { tier }).run(wat, 'f', [], { timeoutMs: 20 }, { signal: controller.signal }));
+      expect(e.kind).toBe('Timeout');
+    });
+
     it('a guest that goes on to an asynchronous call ends there if it is in flight, and goes on past it if it has settled', async () => {
       // The run reaches the second call past its deadline, its listener having let it go on.
       const then = (second: () => unknown) => HostAbi.denyAll()

@@ -159,6 +159,8 @@ export class Execution {
   private afterHostCall = false;
   /** When a resume first went on past the deadline after a host call (step()); -1 before. */
   private graceSince = -1;
+  /** The last pause was at a check point (runLoop's pauseOrRunOut): there, a deadline ends the run. */
+  pausedAtCheckPoint = false;
   private finished = false;
   private failure: { error: unknown } | null = null;
   /**
@@ -241,16 +243,18 @@ export class Execution {
       // The epoch moves only between slices, so a resume looks at it for the check point the
       // run paused at. Right after a host call the run is at none: it goes on to the next (a
       // function's entry, a loop header), where a slice of no fuel pauses it, and traps there —
-      // wasmtime's point — unless it returns first. For DEADLINE_GRACE_MS at most: host calls
-      // with no check point between them (straight-line code may hold thousands) would
+      // wasmtime's point — unless it returns first; other pauses on the way (a translation, a
+      // piece of bulk work) are no check points either. For DEADLINE_GRACE_MS at most: host
+      // calls with no check point between them (straight-line code may hold thousands) would
       // otherwise outlast the deadline by all their time.
-      if (!this.afterHostCall) throw new Trap(TrapKind.Interrupt);
+      if (this.deadlineEndsHere) throw new Trap(TrapKind.Interrupt);
       const now = performance.now();
       if (this.graceSince < 0) this.graceSince = now;
       else if (now - this.graceSince > DEADLINE_GRACE_MS) throw new Trap(TrapKind.Interrupt);
       this.sliceFuel = 0;
     }
     this.afterHostCall = false;
+    this.pausedAtCheckPoint = false;
     if (this.entryCheck) {
       this.entryCheck = false;
       if (store.fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
@@ -312,11 +316,12 @@ export class Execution {
 
   /**
    * Whether the run's deadline may end it where it stands (the driver's question while it
-   * waits): at a check point, or on a host call still in flight, but not right after a host
-   * call that has returned, from where it goes on to its next check point (step()).
+   * waits, step()'s on resuming): on a host call or a wait still in flight, or anywhere but on
+   * its way from a host call that has returned to its next check point (step()).
    */
   get deadlineEndsHere(): boolean {
-    return !this.afterHostCall;
+    if ((this.pendingHost !== null && this.settled === null) || (this.waiting && !this.waitOver)) return true;
+    return !(this.afterHostCall || (this.graceSince >= 0 && !this.pausedAtCheckPoint));
   }
 
   private deliverSettled(): void {

@@ -98,10 +98,12 @@ function outOfTime(ex: Execution, pc: number, base: number, fsp: number, inst: I
 
 /**
  * A check point (loop header, function entry) that found the slice's fuel spent: traps when
- * the store's `fuel` is gone too, else pauses (the caller has saved the state).
+ * the store's `fuel` is gone too, else pauses (the caller has saved the state), marked as at a
+ * check point (Execution.pausedAtCheckPoint: where a deadline seen on resuming ends the run).
  */
-function pauseOrRunOut(fuel: number): 'paused' {
+function pauseOrRunOut(ex: Execution, fuel: number): 'paused' {
   if (fuel <= 0) throw new Trap(TrapKind.OutOfFuel);
+  ex.pausedAtCheckPoint = true;
   return 'paused';
 }
 
@@ -112,7 +114,10 @@ function pauseOrRunOut(fuel: number): 'paused' {
  */
 export function runLoop(ex: Execution): Status {
   const store = ex.store;
-  const checkpoint = Math.max(0, store.fuel - Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel)));
+  // At least one fuel, so that a slice makes progress; none for a run going on past its deadline
+  // to its next check point (Execution.step), which must pause there.
+  const slice = ex.sliceFuel === 0 ? 0 : Math.min(MAX_SLICE_FUEL, Math.max(1, ex.sliceFuel));
+  const checkpoint = Math.max(0, store.fuel - slice);
   let rejoins = 0;
   if (tierUsableHere(ex)) {
     // A translation under way goes on as each slice starts, wherever the run stands, for half the
@@ -205,7 +210,7 @@ function startTranslated(ex: Execution, checkpoint: number): Status | null {
   }
   jit.noteRejoined();
   if (answer === EXIT || answer === PAUSE) ex.rejoin = true;
-  if (answer === PAUSE) return pauseOrRunOut(store.fuel);
+  if (answer === PAUSE) return pauseOrRunOut(ex, store.fuel);
   return answer === OUT_OF_TIME ? 'paused' : null;
 }
 
@@ -341,7 +346,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
             ex.base = base;
             ex.fsp = fsp;
             ex.inst = inst;
-            return pauseOrRunOut(checkpoint + left);
+            return pauseOrRunOut(ex, checkpoint + left);
           }
           if (jit !== null || left < clockAt) {
             callIndex = code[pc + 1]!;
@@ -391,7 +396,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           if (callee.instance !== inst) {
             ex.enterFunction(callee.instance, callIndex, callBase, returnPc, base, fsp);
             if (prof !== null) prof.enter(ex.fsp / 3, callee.instance, ex.pc, checkpoint + left);
-            return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
+            return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(ex, checkpoint + left);
           }
           break;
         }
@@ -505,7 +510,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           }
           if (outcome === 'entered') {
             if (prof !== null) prof.enter(ex.fsp / 3, ex.inst!, ex.pc, checkpoint + left);
-            return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
+            return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(ex, checkpoint + left);
           }
           return outcome === 'host-done' ? 'paused' : 'pending';
         }
@@ -520,7 +525,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
           ex.inst = inst;
           ex.throwFrom(code, pc);
           if (prof !== null) prof.leaveTo(ex.fsp / 3, checkpoint + left);
-          return left > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
+          return left > 0 ? SWITCH : pauseOrRunOut(ex, checkpoint + left);
         case 0x3f: /* Atomic */ {
           const next = atomicOperation(mem, code, pc, s32, base, ex);
           if (next >= 0) {
@@ -1474,7 +1479,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         ex.enterFunction(inst, callIndex, callBase, returnPc, base, fsp);
         if (prof !== null) prof.enter(ex.fsp / 3, inst, ex.pc, checkpoint + left);
         if (jit !== null) ex.rejoin = true; // the callee may be translated
-        return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(checkpoint + left);
+        return (left -= 1) > 0 ? SWITCH : pauseOrRunOut(ex, checkpoint + left);
       }
       frames[fsp] = returnPc;
       frames[fsp + 1] = base;
@@ -1496,7 +1501,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
         ex.fsp = fsp;
         ex.inst = inst;
         if (jit !== null) ex.rejoin = true; // the callee may be translated
-        return pauseOrRunOut(checkpoint + left);
+        return pauseOrRunOut(ex, checkpoint + left);
       }
       }
 
@@ -1572,7 +1577,7 @@ function runStretch(ex: Execution, checkpoint: number): Status | typeof SWITCH {
       if (answer === PAUSE) {
         // At a callee's entry: it enters the tier when the execution resumes.
         ex.rejoin = true;
-        return pauseOrRunOut(checkpoint + left);
+        return pauseOrRunOut(ex, checkpoint + left);
       }
       if (answer === OUT_OF_TIME) return 'paused'; // at a loop header
       return SWITCH; // bulk work left in pieces

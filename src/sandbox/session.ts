@@ -179,6 +179,8 @@ export class Session implements HostBinding {
    */
   private linkAbort(signal: AbortSignal, watchdog: Watchdog): () => void {
     const onAbort = (): void => {
+      // Once the deadline has passed, the run ends by it (a run may go on past it: Execution.step).
+      if (watchdog.fired) return;
       this.aborted = true;
       watchdog.expireNow();
     };
