@@ -137,9 +137,9 @@ class Task implements ExpiryListener {
       () => true, // resume() rethrows the rejection
     );
     void Promise.race([settled, this.watchdog.expired.then(() => false)]).then((inTime) => {
-      // Past the deadline, a run whose listener let it go on (right after a host call: the
-      // call settled in time, or the run went on from one to this wait) ends here, or goes on
-      // to its next check point if this call has already settled.
+      // The deadline first: the run ends here while the call is in flight, but goes on to its
+      // next check point if the call has settled meanwhile (Execution.deadlineEndsHere). Its
+      // listener, told once, may have let it go on to this wait: nothing else would end it.
       if (inTime || !this.execution.deadlineEndsHere) scheduler.add(this);
       else this.deadlinePassed();
     });
@@ -319,8 +319,8 @@ export class Pacer {
 
 /**
  * Runs `steps` (compiling, instantiating: steps.ts) to the end, waiting for a turn whenever
- * the current burst is spent. With a `deadline`, its expiry ends a wait at once, and once it
- * has expired the steps end with an `Interrupt` trap at the next wait. Steps that end within the burst (a small module's
+ * the current burst is spent. With a `deadline`, its expiry ends a wait at once, and the
+ * steps end with an `Interrupt` trap. Steps that end within the burst (a small module's
  * instantiation) end here, their value returned as it is: no promise made.
  */
 export function driveSteps<T>(steps: Steps<T>, deadline?: Deadline): T | Promise<T> {
