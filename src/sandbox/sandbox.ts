@@ -293,10 +293,11 @@ export class Sandbox {
       let module = engineModules.get(moduleOrBytes as CompiledModule) ?? (await this.compiledFrom(moduleOrBytes));
       if (options.coverage === true || options.trace != null) module = await untilAborted(this.probedVersion(module), options.signal);
       const session = new Session(module, this.host, lim, JIT_THRESHOLDS[this.tier]);
-      const out = await session.frame(async () => {
-        await session.instantiate();
+      const out = await session.frame(() => {
         // A start function that exited (proc_exit) ended the run.
-        return session.exitCode === null ? session.call(exportName, params) : [];
+        const callExport = () => (session.exitCode === null ? session.call(exportName, params) : []);
+        const started = session.instantiate();
+        return started === undefined ? callExport() : started.then(callExport);
       }, options);
       return new RunOutput(out.value, out.fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, out);
     } catch (e) {

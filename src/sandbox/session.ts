@@ -136,7 +136,7 @@ export class Session implements HostBinding {
    * with a `SandboxError` (carrying the fuel consumed) and nothing else.
    */
   async frame<T>(
-    body: () => Promise<T>,
+    body: () => T | Promise<T>,
     options: RunOptions = {},
     /** A monitor of the caller's (the debugger's), in place of the one `options` ask for. */
     monitor: InstructionMonitor | null = null,
@@ -197,14 +197,21 @@ export class Session implements HostBinding {
    * initialisation goes in steps (instantiateInSteps), with the clock looked at between them:
    * the event loop gets its turns, and the deadline holds.
    */
-  async instantiate(): Promise<void> {
-    const instance = await driveSteps(instantiateInSteps(this.store, this.module, (imp) => this.imports?.get(imp)), this.watchdog!);
+  instantiate(): Promise<void> | undefined {
+    // Without a promise where nothing waits (a small module, no start function): most runs.
+    const instance = driveSteps(instantiateInSteps(this.store, this.module, (imp) => this.imports?.get(imp)), this.watchdog!);
+    return instance instanceof Promise ? instance.then((made) => this.start(made)) : this.start(instance);
+  }
+
+  /** Takes `instance` as the session's and runs its start function, if any. */
+  private start(instance: EngineInstance): Promise<void> | undefined {
     this.instance = instance;
     for (const e of this.module.ir.exports) {
       if (e.kind === 'memory') this.memories.set(e.name, new GuestMemory(instance.exported(e.name) as unknown as EngineMemory));
     }
     this.memory = this.memoryMap?.get('memory') ?? null;
-    if (instance.startFunction !== null) await this.runGuest(invoke(this.store, instance.startFunction, []));
+    if (instance.startFunction === null) return undefined;
+    return this.runGuest(invoke(this.store, instance.startFunction, [])).then(() => undefined);
   }
 
   /**
@@ -240,19 +247,17 @@ export class Session implements HostBinding {
   }
 
   /** Drives guest code to its end: its results, or none when the guest exited (`GuestExit`). */
-  private async runGuest(execution: Execution): Promise<WasmValue[]> {
+  private runGuest(execution: Execution): Promise<WasmValue[]> {
     if (this.profiler !== null && execution.inst !== null) {
       // Its function was entered when the execution was made (ENTRY_FUEL charged then).
       execution.profiler = this.profiler;
       this.profiler.enter(1, execution.inst, execution.pc, this.store.fuel + ENTRY_FUEL);
     }
-    try {
-      return await drive(execution, this.store, this.watchdog!, this.pacer);
-    } catch (e) {
+    return drive(execution, this.store, this.watchdog!, this.pacer).catch((e: unknown) => {
       if (!(e instanceof GuestExit)) throw e;
       this.exitCode = e.code;
       return [];
-    }
+    });
   }
 
   /**
@@ -269,8 +274,11 @@ export class Session implements HostBinding {
     if (this.engine.epoch >= this.store.epochDeadline) throw new Trap(TrapKind.Interrupt);
   }
 
-  /** Calls the exported function `name` with `params` (inside a frame, after instantiate). */
-  async call(name: string, params: readonly Value[]): Promise<Value[]> {
+  /**
+   * Calls the exported function `name` with `params` (inside a frame, after instantiate).
+   * Throws at once what it finds wrong with the call (frame() takes either).
+   */
+  call(name: string, params: readonly Value[]): Promise<Value[]> {
     if (this.exitCode !== null) throw SandboxError.trap(`the guest has exited (code ${this.exitCode}) and cannot be called again`);
     const func = this.instance?.exported(name);
     if (!(func instanceof FuncRef)) throw SandboxError.export(`no exported function named \`${name}\``);
@@ -292,8 +300,7 @@ export class Session implements HostBinding {
       }
       args.push(toWasm(got));
     }
-    const results = await this.runGuest(invoke(this.store, func, args));
-    return results.map(fromWasm);
+    return this.runGuest(invoke(this.store, func, args)).then((results) => results.map(fromWasm));
   }
 
   /** The high-water mark of granted memory growth (0 when memory never grew). */
