@@ -27,6 +27,25 @@ describe('RunOptions.signal', () => {
     expect(elapsed).toBeLessThan(1_000);
   });
 
+  it('an abort right after run() returns, in the same tick, ends the run before its export runs; no host function runs within run()', async () => {
+    let calls = 0;
+    const host = HostAbi.denyAll().allowFunction('env', 'tick', { params: [], results: [] }, () => {
+      calls++;
+    });
+    const sandbox = new Sandbox(host);
+    // A compiled module without a start function: nothing awaits before the run is set up.
+    const module = await sandbox.compile('(module (import "env" "tick" (func $t)) (func (export "run") (call $t)))');
+    for (let i = 0; i < 20; i++) {
+      const controller = new AbortController();
+      const pending = sandbox.run(module, 'run', [], unbounded, { signal: controller.signal });
+      expect(calls).toBe(0);
+      controller.abort();
+      const error = await failure(pending);
+      expect(error.kind).toBe('Aborted');
+      expect(calls).toBe(0);
+    }
+  });
+
   it('an abort from inside the run (a host function) ends it at the next check point, with the fuel it consumed', async () => {
     const controller = new AbortController();
     let calls = 0;

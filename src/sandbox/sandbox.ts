@@ -296,8 +296,10 @@ export class Sandbox {
       const out = await session.frame(() => {
         // A start function that exited (proc_exit) ended the run.
         const callExport = () => (session.exitCode === null ? session.call(exportName, params) : []);
-        const started = session.instantiate();
-        return started === undefined ? callExport() : started.then(callExport);
+        // The export starts in a microtask, never within this call: an embedder's code right
+        // after run() (an abort, a binding its host functions read) comes first.
+        const started = session.instantiate() ?? Promise.resolve();
+        return started.then(callExport);
       }, options);
       return new RunOutput(out.value, out.fuelConsumed, session.peakMemoryBytes, session.exitCode ?? 0, out);
     } catch (e) {
