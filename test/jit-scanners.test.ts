@@ -22,6 +22,8 @@ function frameReferencesByRegExp(line: string): ReturnType<typeof frameReference
     f64: all(/\bf64\[base \+ (\d+) >> 1\]/g, line),
     otherAccess: /\b(s32|f32|f64)\[/.test(line.replace(/\b[sf](32|64)\[base \+ \d+( >> 1)?\]/g, '')),
     addresses: all(/\bbase \+ (\d+)/g, line.replace(/\b[sfSF](32|64)\[base \+ \d+( >> 1)?\]/g, '')),
+    s32Writes: [...line.matchAll(/(?:\+\+|--)\s*\bs32\[base \+ (\d+)\]|\bs32\[base \+ (\d+)\](?:\s*=\s*(-?\d+)(?=;)|\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=))/g)]
+      .flatMap((m) => [Number(m[1] ?? m[2]), m[3] === undefined ? NaN : Number(m[3])]),
   };
 }
 
@@ -44,6 +46,8 @@ const TRICKY = [
   's32[base + 123456789] = f32[base + 0] | 0; base + ',
   '',
   '[base + 3] s32[ f32[base + 2',
+  's32[base + 3] += 1; ++s32[base + 4]; s32[base + 5]--; s32[base + 6] = -7; s32[base + 7] == 8; s32[base + 8] >>>= 1;',
+  's32[base + 9] >= 2 ? s32[base + 10] <= 3 : s32[base + 11] = 4 + 5; s32[base + 12] = 6; s32[base + 13] - -1; s32[base + 14] **= 2;',
 ];
 
 /** Every line of the translations of the bench's kernels and of lz4-wasm (all functions, whole and with loops outlined). */
@@ -73,10 +77,12 @@ describe('the translator\'s scanners agree with their regular expressions', () =
     expect(corpus.length).toBeGreaterThan(5_000);
     expect(corpus.some((line) => frameReferences(line).addresses.length > 0)).toBe(true);
     expect(corpus.some((line) => frameReferences(line).f64.length > 0)).toBe(true);
+    expect(corpus.some((line) => frameReferences(line, true).s32Writes.some((value, i) => i % 2 === 1 && !Number.isNaN(value)))).toBe(true);
   });
 
-  it('frameReferences: views, their words, other accesses, addresses handed on', () => {
-    for (const line of corpus) expect(frameReferences(line), line).toEqual(frameReferencesByRegExp(line));
+  it('frameReferences: views, their words, other accesses, addresses handed on, the int32 words assigned and their constants', () => {
+    for (const line of corpus) expect(frameReferences(line, true), line).toEqual(frameReferencesByRegExp(line));
+    for (const line of corpus) expect(frameReferences(line).s32Writes, line).toEqual([]);
   });
 
   it('intsAsVariables: int32 words in variables', () => {

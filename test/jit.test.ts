@@ -1063,6 +1063,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
       ex base pc fsp n s32 f32 f64 frames inst store fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
       calling refill fuelReserve true false S32 answer below fill w sliceDeadline translateCallee readyFrame F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
+      F32 fround
       at trapAt catch e ia into loop enter xpc xcallee answer cost returnsDirectly
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);
@@ -1077,9 +1078,9 @@ describe('the generated source: templates and numbers, nothing of the module', (
       if (/^['"`]/.test(t)) {
         if (!STRINGS.has(t)) problems.push(`string ${t}`);
       } else if (/^[A-Za-z_$]/.test(t)) {
-        // Frame words kept in variables are named by number: w0, w1, ..., outlined loops L0, L1, ...,
+        // Frame words kept in variables are named by number: w0, d2, q4, ..., outlined loops L0, L1, ...,
         // and the structured form's labels to0, to1, ..., loop0, loop1, ...
-        if (!words.has(t) && !/^(?:[wdL]|to|loop)\d+$/.test(t)) problems.push(`name ${t}`);
+        if (!words.has(t) && !/^(?:[wdqL]|to|loop)\d+$/.test(t)) problems.push(`name ${t}`);
       } else if (!/^\d+(\.\d+)?(e[-+]?\d+)?$/.test(t) && !/^[-+*/%&|^~!<>=?:;,.(){}[\]]$/.test(t)) problems.push(`token ${t}`);
     }
     return problems;

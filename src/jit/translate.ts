@@ -182,6 +182,13 @@ function doubleLiteral(lo: number, hi: number): string | null {
   return Number.isFinite(value) ? doubleText(value) : null;
 }
 
+/** The single whose bits are `bits`, as source text, or null when it is not finite. */
+function singleLiteral(bits: number): string | null {
+  BITS.setInt32(0, bits, true);
+  const single = BITS.getFloat32(0, true);
+  return Number.isFinite(single) ? doubleText(single) : null;
+}
+
 /** A finite double as source text that reads back as exactly it (-0 kept). */
 function doubleText(value: number): string {
   const text = Object.is(value, -0) ? '-0' : String(value);
@@ -277,10 +284,7 @@ function* constantsAsLiterals(lines: string[], constantWords: ReadonlyArray<read
     }
     const bits = value.get(Number(word));
     if (bits === undefined) return null;
-    if (view === 's32') return num(bits);
-    BITS.setInt32(0, bits, true);
-    const single = BITS.getFloat32(0, true);
-    return Number.isFinite(single) ? doubleText(single) : null;
+    return view === 's32' ? num(bits) : singleLiteral(bits);
   };
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
@@ -389,13 +393,15 @@ const BASE_SUM = /base \+ \d+ \+ \d/;
 /**
  * Frame words in JavaScript variables. A word that the function reads and writes only as an
  * int32 (`s32[base + K]`, never through the f32 or f64 view) lives in a variable `wK`; a 64-bit
- * slot read or written through the f64 view (`f64[base + K >> 1]`, never the f32 view) lives in
- * a double `dK`. Both are loaded at entry and stored back wherever the interpreter, a callee or
- * a helper must see them: at every exit (the interpreter reads the whole frame), before a call
- * (the arguments), and around a statement that hands a helper its address (`N.i64Mul(s32,
- * base + K, ...)`) or that touches a double's words as int32 (a copy or a load of the slot);
- * they are loaded again after a call (its results) and after such a statement. A copy between
- * two doubles is a plain assignment. Leaving with a callee's frame above it, a frame stores only
+ * slot read or written through the f64 view (`f64[base + K >> 1]`, never the f32 view, and its
+ * words written as int32 only by a whole-slot move or constant) lives in a double `dK`; an f32
+ * word that never holds a signalling NaN lives in a double `qK` (singlesAsVariables). All are loaded
+ * at entry and stored back wherever the interpreter, a callee or a helper must see them: at
+ * every exit (the interpreter reads the whole frame), before a call (the arguments), and around
+ * a statement that hands a helper its address (`N.i64Mul(s32, base + K, ...)`) or a line that
+ * reads a double's or a single's words as int32 (`f64.abs`, a store of an f32); they are loaded
+ * again after a call (its results) and after such a statement. A copy between two doubles is a
+ * plain assignment. Leaving with a callee's frame above it, a frame stores only
  * the words below the callee's base. A function with a frame access of any other shape keeps
  * every word in the array.
  *
@@ -419,6 +425,11 @@ export interface FrameReferences {
   readonly otherAccess: boolean;
   /** Frame addresses handed on as numbers (`base + K` outside an access, as to a helper). */
   readonly addresses: number[];
+  /**
+   * The words of `s32` that are assignments' targets, each followed by the integer constant it is
+   * given, or NaN where it is given anything else: `[word, value, word, value, ...]`.
+   */
+  readonly s32Writes: readonly number[];
 }
 
 /** Whether the character at `at` is a word character (`\w`: a regular expression's `\b` lies between one and anything else). */
@@ -436,8 +447,11 @@ function digitsEnd(text: string, at: number): number {
   return end;
 }
 
+/** frameReferences' s32Writes where they were not asked for. */
+const NO_WRITES: readonly number[] = Object.freeze([]);
+
 /** Character codes frameReferences compares. */
-const enum Char { s = 115, f = 102, S = 83, F = 70, CloseBracket = 93, Zero = 48, Nine = 57 }
+const enum Char { s = 115, f = 102, S = 83, F = 70, CloseBracket = 93, Zero = 48, Nine = 57, Space = 32, Equals = 61, Minus = 45, Plus = 43, Semicolon = 59 }
 /** A view name's last two characters, as one number: `'32'` and `'64'`. */
 const BITS_32 = 0x33 * 256 + 0x32;
 const BITS_64 = 0x36 * 256 + 0x34;
@@ -445,13 +459,15 @@ const BITS_64 = 0x36 * 256 + 0x34;
 /**
  * The frame references of `line` in one pass (it took a handful of regular expressions, a fifth
  * of the translator's time): every `[` after a view's name (`s32`, `f32`, `f64`, and the arrays
- * `S32`, `F64` the markers write), and every `base + K`. Character codes, with no slices and
+ * `S32`, `F64` the markers write), and every `base + K`; `withWrites`, also which `s32` words
+ * are assigned, and what (WordPromotion.observe alone asks). Character codes, with no slices and
  * no helpers but isWordCharAt in the loops: the first translations of a process run the
  * translator unoptimised, where this took half the time it did with slices and helpers (lz77's
  * main function, profiled).
  */
-export function frameReferences(line: string): FrameReferences {
-  const out: FrameReferences & { otherAccess: boolean } = { s32: [], f32: [], f64: [], otherAccess: false, addresses: [] };
+export function frameReferences(line: string, withWrites = false): FrameReferences {
+  const writes: number[] | null = withWrites ? [] : null;
+  const out: FrameReferences & { otherAccess: boolean } = { s32: [], f32: [], f64: [], otherAccess: false, addresses: [], s32Writes: writes ?? NO_WRITES };
   // Where `base + K` is a view's index (the view's `[` just before it), which is no address.
   const indexAt: number[] = [];
   for (let at = line.indexOf('[', 3); at >= 0; at = line.indexOf('[', at + 1)) {
@@ -473,7 +489,11 @@ export function frameReferences(line: string): FrameReferences {
     }
     indexAt.push(at + 1);
     if (halved && kind === Char.f && bits === BITS_64) out.f64.push(k);
-    else if (!halved && bits === BITS_32 && kind === Char.s) out.s32.push(k);
+    else if (!halved && bits === BITS_32 && kind === Char.s) {
+      out.s32.push(k);
+      const value = writes === null ? undefined : assignedAfter(line, end + 1, at - 3);
+      if (value !== undefined) writes!.push(k, value);
+    }
     else if (!halved && bits === BITS_32 && kind === Char.f) out.f32.push(k);
   }
   for (let at = line.indexOf('base + '); at >= 0; at = line.indexOf('base + ', at + 1)) {
@@ -483,6 +503,33 @@ export function frameReferences(line: string): FrameReferences {
     if (k >= 0) out.addresses.push(k);
   }
   return out;
+}
+
+/**
+ * Whether the view access whose name starts at `nameAt` and whose `]` ends before `after` is an
+ * assignment's target: undefined if not; if so, the integer constant assigned (`= 12;`, `= -3;`),
+ * or NaN for anything else (another value, a compound assignment, `++`, `--`).
+ */
+function assignedAfter(line: string, after: number, nameAt: number): number | undefined {
+  const before = line.charCodeAt(nameAt - 1);
+  if ((before === Char.Plus || before === Char.Minus) && line.charCodeAt(nameAt - 2) === before) return NaN;
+  let at = after;
+  while (line.charCodeAt(at) === Char.Space) at++;
+  const c = line.charCodeAt(at);
+  if (c === Char.Equals) {
+    if (line.charCodeAt(at + 1) === Char.Equals) return undefined;
+    let from = at + 1;
+    while (line.charCodeAt(from) === Char.Space) from++;
+    const digitsFrom = line.charCodeAt(from) === Char.Minus ? from + 1 : from;
+    const end = digitsEnd(line, digitsFrom);
+    return end > digitsFrom && line.charCodeAt(end) === Char.Semicolon ? Number(line.slice(from, end)) : NaN;
+  }
+  if ((c === Char.Plus || c === Char.Minus) && line.charCodeAt(at + 1) === c) return NaN;
+  // A compound assignment: `+=` and the like, `**=`, `<<=`, `>>=`, `>>>=` (not `>=`, `<=`).
+  const operator = line[at] ?? '';
+  const length = '+-*/%|&^'.includes(operator) ? (line.startsWith('*=', at + 1) ? 2 : 1)
+    : line.startsWith(operator.repeat(2), at) && operator !== '' ? (line.startsWith('>>>', at) ? 3 : 2) : 0;
+  return length > 0 && line.charCodeAt(at + length) === Char.Equals && line.charCodeAt(at + length + 1) !== Char.Equals ? NaN : undefined;
 }
 
 /** `text` with every `s32[base + K]` of a word in `ints` as its variable `wK`. */
@@ -501,11 +548,13 @@ export function intsAsVariables(text: string, ints: ReadonlySet<number>): string
 }
 
 class WordPromotion {
-  /** Promoted int32 words, and promoted f64 slots (by their first word), in order. */
+  /** Promoted int32 words, promoted f64 slots (by their first word), and promoted f32 words (`qK`), in order. */
   words: number[] = [];
   pairs: number[] = [];
+  singles: number[] = [];
   private ints = new Set<number>();
   private doubles = new Set<number>();
+  private quiet = new Set<number>();
   private readonly typed = new Set<number>();
   private readonly f32Words = new Set<number>();
   private readonly f64Slots = new Set<number>();
@@ -513,12 +562,30 @@ class WordPromotion {
 
   /** Copies between two slots (the Copy template), as [to, from] pairs of first words. */
   private readonly copies: Array<[number, number]> = [];
-  /** Words a line uses as int32 otherwise (not as a whole slot moved by a copy, load or store). */
+  /**
+   * Words a line writes as int32 otherwise (not as a whole slot moved by a copy, load or store),
+   * and the words of a double a line writes through the f64 view and also reads as int32 or
+   * hands on: no double may hold them. (A double's words that are only read as int32, or handed
+   * to a helper, are stored before the line and loaded after it.)
+   */
+  private readonly intWrites = new Set<number>();
+  /** Words a line uses as int32 or hands on otherwise: what the line touches (touched). */
   private readonly intUses = new Set<number>();
 
   /** The words the markers name (storeWords and the like), and the lowest word a call may hand on or write. */
   private readonly marked = new Set<number>();
   private markedFrom = Infinity;
+
+  /** Words written through the f32 view, and words that cannot hold a quiet f32 variable (singlesAsVariables). */
+  private readonly f32Written = new Set<number>();
+  private readonly notQuiet = new Set<number>();
+
+  /**
+   * `singlesExcept`: where f32 words may be variables (a translation of the whole function, no
+   * loop or piece of it outlined: every write to a word is among the lines observed), the words
+   * that may not — the parameters and constant words, which the function does not write.
+   */
+  constructor(private readonly singlesExcept: ReadonlySet<number> | null) {}
 
   /** Takes note of a line's frame accesses (all lines first, then `decide`). */
   observe(line: string): void {
@@ -530,7 +597,7 @@ class WordPromotion {
     // A callee's frame (`cb`, translated calls) and a call's arguments: every word from there up.
     if (line.includes('cb = ')) for (const m of line.matchAll(/\bcb = (\d+) \+ base\b/g)) this.markedFrom = Math.min(this.markedFrom, Number(m[1]));
     if (!reachesFrame(line)) return;
-    const frame = frameReferences(line);
+    const frame = frameReferences(line, true);
     for (const w of frame.s32) this.typed.add(w);
     for (const w of frame.f32) this.f32Words.add(w);
     for (const k of frame.f64) this.f64Slots.add(k);
@@ -551,15 +618,52 @@ class WordPromotion {
         .replace(SLOT_STORE, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all));
     }
     if (other.includes('NaN')) other = other.replace(NAN_RULE, '');
-    const uses = other === line ? frame : frameReferences(other);
+    const uses = other === line ? frame : frameReferences(other, true);
     for (const w of uses.s32) this.intUses.add(w);
     for (const w of uses.addresses) this.intUses.add(w).add(w + 1);
+    for (let i = 0; i < uses.s32Writes.length; i += 2) this.intWrites.add(uses.s32Writes[i]!);
+    if (frame.f64.length > 0 && (uses.s32.length > 0 || uses.addresses.length > 0)) {
+      const asInt = new Set([...uses.s32, ...uses.addresses.flatMap((k) => [k, k + 1])]);
+      for (const m of line.matchAll(F64_WRITE)) {
+        const k = Number(m[1] ?? m[2]);
+        if (asInt.has(k) || asInt.has(k + 1)) this.intWrites.add(k).add(k + 1);
+      }
+    }
+    if (this.singlesExcept !== null) this.observeSingles(line, frame);
+  }
+
+  /** What `line` does to the words an f32 variable might hold (singlesAsVariables). */
+  private observeSingles(line: string, frame: FrameReferences): void {
+    if (frame.f32.length > 0) {
+      for (const m of line.matchAll(F32_WRITE)) {
+        const w = Number(m[1] ?? m[2]);
+        if (m[3]?.trim() !== '=') this.notQuiet.add(w);
+        this.f32Written.add(w);
+        // A line that writes a word through the f32 view and reads it as int32 would have its
+        // variable loaded again, from the array, after the write (`through`, in rewrite).
+        if (frame.s32.includes(w)) this.notQuiet.add(w);
+      }
+    }
+    const writes = frame.s32Writes;
+    for (let i = 0; i < writes.length; i += 2) if (!quietBits(writes[i + 1]!)) this.notQuiet.add(writes[i]!);
+    for (const k of frame.f64) this.notQuiet.add(k).add(k + 1);
+    if (frame.addresses.length > 0) {
+      const quietNaNs = new Map<number, number>();
+      if (line.includes('N.f32')) for (const m of line.matchAll(F32_NAN_RULE)) {
+        for (const a of m[0].matchAll(/base \+ (\d+)/g)) quietNaNs.set(Number(a[1]), (quietNaNs.get(Number(a[1])) ?? 0) + 1);
+      }
+      for (const k of frame.addresses) {
+        const left = quietNaNs.get(k) ?? 0;
+        if (left > 0) quietNaNs.set(k, left - 1);
+        else this.notQuiet.add(k).add(k + 1);
+      }
+    }
   }
 
   decide(): void {
     if (this.dynamic) return;
     const doubles = new Set([...this.f64Slots].filter((k) => k % 2 === 0
-      && !this.f32Words.has(k) && !this.f32Words.has(k + 1) && !this.intUses.has(k) && !this.intUses.has(k + 1)));
+      && !this.f32Words.has(k) && !this.f32Words.has(k + 1) && !this.intWrites.has(k) && !this.intWrites.has(k + 1)));
     // A copy between a double and a slot that is not one: neither is.
     for (let changed = true; changed;) {
       changed = false;
@@ -574,6 +678,12 @@ class WordPromotion {
     this.ints = new Set([...this.typed].filter((w) => !this.f32Words.has(w) && !this.inDouble(w) && !this.f64Slots.has(w) && !this.f64Slots.has(w - 1)));
     this.words = [...this.ints].sort((a, b) => a - b);
     this.pairs = [...this.doubles].sort((a, b) => a - b);
+    const except = this.singlesExcept;
+    if (except !== null) {
+      this.quiet = new Set([...this.f32Written].filter((w) => this.f32Words.has(w) && !this.notQuiet.has(w) && !except.has(w)
+        && !this.marked.has(w) && w < this.markedFrom && !this.inDouble(w) && !this.ints.has(w)));
+      this.singles = [...this.quiet].sort((a, b) => a - b);
+    }
   }
 
   /** The frame words the observed lines touch: any, where one reaches the frame other than as `base + K`. */
@@ -590,7 +700,7 @@ class WordPromotion {
    * touched.
    */
   touchedBy(touched: FrameWords, inside: boolean): number[] {
-    const ints = this.words.filter((w) => touches(touched, w) === inside);
+    const ints = [...this.words, ...this.singles].filter((w) => touches(touched, w) === inside);
     const pairs = this.pairs.filter((k) => (touches(touched, k) || touches(touched, k + 1)) === inside);
     return [...ints, ...pairs.flatMap((k) => [k, k + 1])];
   }
@@ -608,7 +718,7 @@ class WordPromotion {
 
   /** `line` with promoted words as variables, stored and loaded around what needs the array. */
   rewrite(source: string): string {
-    if (this.ints.size === 0 && this.doubles.size === 0) return source;
+    if (this.ints.size === 0 && this.doubles.size === 0 && this.quiet.size === 0) return source;
     // (A line that reaches no frame word, most of a translation's `case` and branch lines, stays.)
     if (!reachesFrame(source)) return source;
     let line = source;
@@ -646,13 +756,21 @@ class WordPromotion {
       rest = rest.slice(end + 1);
     }
     text += rest;
+    // A finite constant written to a single's word: its value.
+    if (this.quiet.size > 0) text = text.replace(/\bs32\[base \+ (\d+)\] = (-?\d+);/g, (all, w: string, bits: string) => {
+      const literal = this.quiet.has(Number(w)) ? singleLiteral(Number(bits)) : null;
+      return literal === null ? all : `q${w} = ${literal};`;
+    });
     // Anything else that needs the array: an address outside a call statement, or a double's
     // words touched as int32 (a copy, a load or store of the slot, a return) — around the line.
-    const through = new Set<number>(this.addressed(text.replace(/\{ (S32|F64)\[[^{}]*\}/g, '')));
-    if (this.doubles.size > 0) for (const w of frameReferences(text).s32) if (this.inDouble(w)) through.add(w);
+    const through = new Set<number>(this.addressed(text.replace(/\{ (S32|F64|F32)\[[^{}]*\}/g, '')));
+    if (this.doubles.size > 0 || this.quiet.size > 0) {
+      for (const w of frameReferences(text).s32) if (this.inDouble(w) || this.quiet.has(w)) through.add(w);
+    }
     let body = toInt32OnStore(text, this.ints);
     if (this.ints.size > 0) body = intsAsVariables(body, this.ints);
     if (this.doubles.size > 0) body = body.replace(/\bf64\[base \+ (\d+) >> 1\]/g, (all, k: string) => (this.doubles.has(Number(k)) ? `d${k}` : all));
+    if (this.quiet.size > 0) body = singlesAsVariables(body, this.quiet);
     if (through.size === 0) return body;
     const list = [...through];
     return `${this.store(list)} ${body} ${this.load(list)}`;
@@ -664,26 +782,29 @@ class WordPromotion {
     // (S32/F64[...] are the arrays themselves, on purpose: the stores and loads put in here.)
     for (const k of frameReferences(text).addresses) {
       // A helper may read or write the 64-bit slot at the address.
-      for (const w of [k, k + 1]) if (this.ints.has(w) || this.inDouble(w)) out.push(w);
+      for (const w of [k, k + 1]) if (this.ints.has(w) || this.inDouble(w) || this.quiet.has(w)) out.push(w);
     }
     return out;
   }
 
   declarations(): string {
-    const vars = [...this.words.map((w) => `w${num(w)} = 0`), ...this.pairs.map((k) => `d${num(k)} = 0`)];
+    const vars = [...this.words.map((w) => `w${num(w)} = 0`), ...this.pairs.map((k) => `d${num(k)} = 0`), ...this.singles.map((w) => `q${num(w)} = 0`)];
     return vars.length === 0 ? '' : `let ${vars.join(', ')};`;
   }
 
   /** The promoted words and doubles among `words`. */
-  private holding(words: Iterable<number>): { ints: number[]; pairs: number[] } {
+  private holding(words: Iterable<number>): { ints: number[]; pairs: number[]; singles: number[] } {
     const ints = new Set<number>();
     const pairs = new Set<number>();
+    const singles = new Set<number>();
     for (const w of words) {
       if (this.ints.has(w)) ints.add(w);
+      if (this.quiet.has(w)) singles.add(w);
       const d = this.doubleOf(w);
       if (d >= 0) pairs.add(d);
     }
-    return { ints: [...ints].sort((a, b) => a - b), pairs: [...pairs].sort((a, b) => a - b) };
+    const sorted = (set: Set<number>): number[] => [...set].sort((a, b) => a - b);
+    return { ints: sorted(ints), pairs: sorted(pairs), singles: sorted(singles) };
   }
 
   /**
@@ -701,7 +822,7 @@ class WordPromotion {
     const inVars = constantWords.filter(([w]) => inVar(w)).map(([w, value]) => `w${num(w)} = ${num(value)};`);
     const load = inVariables ? constantWords.filter(([w]) => this.inDouble(w)).map(([w]) => w) : [];
     const array = frameWrites(from, to, constantWords.filter(([w]) => !inVar(w)),
-      (w) => inVariables && (this.ints.has(w) || this.inDouble(w))).join(' ');
+      (w) => inVariables && (this.ints.has(w) || this.inDouble(w) || this.quiet.has(w))).join(' ');
     const setup = array.length > MAX_FRAME_SETUP_CHARS ? `table.readyFrame(S32, base, ${num(index)});` : array;
     return { setup: `${setup} ${inVars.join(' ')}`, load };
   }
@@ -713,8 +834,13 @@ class WordPromotion {
 
   /** Stores of what holds `words` (all, by default). */
   store(words?: readonly number[]): string {
-    const { ints, pairs } = words === undefined ? { ints: this.words, pairs: this.pairs } : this.holding(words);
-    return [...ints.map((w) => `S32[base + ${num(w)}] = w${num(w)};`), ...pairs.map((k) => `F64[base + ${num(k)} >> 1] = d${num(k)};`)].join(' ');
+    const { ints, pairs, singles } = words === undefined ? this.all() : this.holding(words);
+    return [...ints.map((w) => `S32[base + ${num(w)}] = w${num(w)};`), ...pairs.map((k) => `F64[base + ${num(k)} >> 1] = d${num(k)};`),
+      ...singles.map((w) => `F32[base + ${num(w)}] = q${num(w)};`)].join(' ');
+  }
+
+  private all(): { ints: number[]; pairs: number[]; singles: number[] } {
+    return { ints: this.words, pairs: this.pairs, singles: this.singles };
   }
 
   /** Stores of everything promoted under the `below` variable's value (the leaving block's). */
@@ -722,13 +848,15 @@ class WordPromotion {
     return [
       ...this.words.map((w) => `if (below > ${num(w)}) S32[base + ${num(w)}] = w${num(w)};`),
       ...this.pairs.map((k) => `if (below > ${num(k)}) F64[base + ${num(k)} >> 1] = d${num(k)};`),
+      ...this.singles.map((w) => `if (below > ${num(w)}) F32[base + ${num(w)}] = q${num(w)};`),
     ].join(' ');
   }
 
   /** Loads of what holds `words` (all, by default). */
   load(words?: readonly number[]): string {
-    const { ints, pairs } = words === undefined ? { ints: this.words, pairs: this.pairs } : this.holding(words);
-    return [...ints.map((w) => `w${num(w)} = S32[base + ${num(w)}];`), ...pairs.map((k) => `d${num(k)} = F64[base + ${num(k)} >> 1];`)].join(' ');
+    const { ints, pairs, singles } = words === undefined ? this.all() : this.holding(words);
+    return [...ints.map((w) => `w${num(w)} = S32[base + ${num(w)}];`), ...pairs.map((k) => `d${num(k)} = F64[base + ${num(k)} >> 1];`),
+      ...singles.map((w) => `q${num(w)} = F32[base + ${num(w)}];`)].join(' ');
   }
 
   /** The words of a marker's comma-separated list. */
@@ -738,8 +866,62 @@ class WordPromotion {
 
   /** Words at `from` and above that something holds (a call's arguments and results). */
   from(from: number): number[] {
-    return [...this.words.filter((w) => w >= from), ...this.pairs.filter((k) => k >= from)];
+    return [...this.words.filter((w) => w >= from), ...this.pairs.filter((k) => k >= from), ...this.singles.filter((w) => w >= from)];
   }
+}
+
+/** A write through the f32 view: its word, and what follows it (plain `=` only, as the templates write). */
+const F32_WRITE = new RegExp(String.raw`(?:\+\+|--)\s*f32\[base \+ (\d+)\]|\bf32\[base \+ (\d+)\](${ASSIGNMENT})`, 'g');
+/** A write through the f64 view: its slot's first word. */
+const F64_WRITE = new RegExp(String.raw`(?:\+\+|--)\s*f64\[base \+ (\d+) >> 1\]|\bf64\[base \+ (\d+) >> 1\]${ASSIGNMENT}`, 'g');
+/** The f32 NaN rules' helpers: each writes a quiet NaN to its first address and reads the others. */
+const F32_NAN_RULE = /\bN\.(?:f32NaN1|f32NaN2|f32NaNMinMax|f32DemoteNaN)\(s32(?:, base \+ \d+)+\);/g;
+
+/** Whether `value` is an int32 constant (not NaN, as s32Writes gives any other value) whose bits, as an f32, are anything but a signalling NaN. */
+function quietBits(value: number): boolean {
+  if (Number.isNaN(value)) return false;
+  const bits = value | 0;
+  return (bits & 0x7f800000) !== 0x7f800000 || (bits & 0x7fffff) === 0 || (bits & 0x400000) !== 0;
+}
+
+/**
+ * `text` with the f32 words in `singles` as their variables: `f32[base + K] = v` as
+ * `qK = Math.fround(v)`, reads as `qK`.
+ *
+ * A single is a double holding the f32 value. Converting an f32 to a double
+ * quiets a signalling NaN (as the processor does), so a variable may hold only a word that never
+ * holds one, which the function's own lines tell (WordPromotion.observeSingles): every write to it is an f32
+ * result — arithmetic or a conversion (through the f32 view, rounded with Math.fround), or a NaN
+ * rule's helper (which makes quiet NaNs) — or an int32 constant that is no signalling NaN, and it
+ * is no parameter (a caller may pass one), no constant word, nothing a call hands on or writes,
+ * and no f64 slot's word; only in a translation of the whole function. A quiet NaN keeps its
+ * payload between an f32 and a double both ways. Where a line reads the word as int32 (an
+ * f32.store, a copy), the variable is stored before the line, as a double's is.
+ */
+function singlesAsVariables(text: string, singles: ReadonlySet<number>): string {
+  return assignmentsRewritten(text, /\bf32\[base \+ (\d+)\] = /g, singles, (k, value) => `q${k} = Math.fround(${value})`)
+    .replace(/\bf32\[base \+ (\d+)\]/g, (all, k: string) => (singles.has(Number(k)) ? `q${k}` : all));
+}
+
+/**
+ * `text` with each assignment that `start` finds (its word the first group, its value what
+ * follows the match) to a word in `words` rewritten: `rewrite`'s text for the whole assignment,
+ * or the assignment as it was where that is null.
+ */
+function assignmentsRewritten(text: string, start: RegExp, words: ReadonlySet<number>, rewrite: (word: string, value: string) => string | null): string {
+  let out = '';
+  let from = 0;
+  for (const m of text.matchAll(start)) {
+    if (!words.has(Number(m[1])) || m.index < from) continue;
+    const valueAt = m.index + m[0].length;
+    const end = expressionEnd(text, valueAt);
+    if (end < 0) continue;
+    const rewritten = rewrite(m[1]!, text.slice(valueAt, end));
+    if (rewritten === null) continue;
+    out += text.slice(from, m.index) + rewritten;
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 /** A 64-bit constant written to a slot (Const64, filled): a double may take it as a literal. */
@@ -777,19 +959,7 @@ const MAY_THROW = /\bthrow\b|\bN\.(?!f(32|64)NaN)|\bnarrow64\b/;
  */
 function toInt32OnStore(text: string, ints: ReadonlySet<number>): string {
   if (ints.size === 0) return text;
-  let out = '';
-  let from = 0;
-  for (const m of text.matchAll(/\bs32\[base \+ (\d+)\] = /g)) {
-    if (!ints.has(Number(m[1])) || m.index < from) continue;
-    const start = m.index + m[0].length;
-    const end = expressionEnd(text, start);
-    if (end < 0) continue;
-    const value = text.slice(start, end);
-    if (isInt32Shaped(value)) continue;
-    out += `${text.slice(from, start)}(${value}) | 0`;
-    from = end;
-  }
-  return out + text.slice(from);
+  return assignmentsRewritten(text, /\bs32\[base \+ (\d+)\] = /g, ints, (w, value) => (isInt32Shaped(value) ? null : `s32[base + ${w}] = (${value}) | 0`));
 }
 
 /** A frame word or a number the compiler wrote. */
@@ -1232,7 +1402,9 @@ export function* functionSourceInSteps(
   // stores and loads.
   const constantWords = constantWordsOf(fns, index);
   yield* constantsAsLiterals(lines, constantWords);
-  const words = new WordPromotion();
+  const paramsEnd = info[at + FuncInfo.ParamsEnd]!;
+  const words = new WordPromotion(range === null && outlined.length === 0
+    ? new Set([...Array.from({ length: paramsEnd }, (_, w) => w), ...constantWords.map(([w]) => w)]) : null);
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
     words.observe(lines[i]!);
@@ -1241,7 +1413,6 @@ export function* functionSourceInSteps(
   // At the function's entry only its parameters and constant slots hold anything (locals are
   // zero, like the variables); at a loop header, any word may. From a translated caller
   // (FRESH_ENTRY), the frame's setup is this function's: the words it keeps in the array.
-  const paramsEnd = info[at + FuncInfo.ParamsEnd]!;
   const params: number[] = [];
   for (let w = 0; w < paramsEnd; w++) params.push(w);
   // Entries other than the first block: the switch form goes to their block (`blk`), the
@@ -1342,7 +1513,7 @@ export function* functionSourceInSteps(
   // `at`: the position of the last instruction that may trap, recorded when one does.
   const bindings = (list: Array<[string, string]>): string[] => list.filter(([name]) => used(name)).map(([name, value]) => `${name} = ${value}`);
   const head: string[] = [];
-  const consts = bindings([['S32', 'ex.s32'], ['s32', 'ex.s32'], ['f32', 'ex.f32'], ['f64', 'ex.f64'], ['F64', 'ex.f64'], ['frames', 'ex.frames'],
+  const consts = bindings([['S32', 'ex.s32'], ['s32', 'ex.s32'], ['f32', 'ex.f32'], ['F32', 'ex.f32'], ['f64', 'ex.f64'], ['F64', 'ex.f64'], ['frames', 'ex.frames'],
     ['inst', 'ex.inst'], ['store', 'ex.store'], ['fns', 'table.fns'], ['info', 'table.functions.info']]);
   const usesMemory = used('view') || used('memLen');
   // `mem`, the instance's memory: named by the code, or read by `view` and `memLen` below.
