@@ -22,7 +22,8 @@ function frameReferencesByRegExp(line: string): ReturnType<typeof frameReference
     f64: all(/\bf64\[base \+ (\d+) >> 1\]/g, line),
     otherAccess: /\b(s32|f32|f64)\[/.test(line.replace(/\b[sf](32|64)\[base \+ \d+( >> 1)?\]/g, '')),
     addresses: all(/\bbase \+ (\d+)/g, line.replace(/\b[sfSF](32|64)\[base \+ \d+( >> 1)?\]/g, '')),
-    s32Writes: [...line.matchAll(/(?:\+\+|--)\s*\bs32\[base \+ (\d+)\]|\bs32\[base \+ (\d+)\](?:\s*=\s*(-?\d+)(?=;)|\s*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=))/g)]
+    // (White space: ASCII's, all the translator could write.)
+    s32Writes: [...line.matchAll(/(?:\+\+|--)[\t\n\v\f\r ]*\bs32\[base \+ (\d+)\]|\bs32\[base \+ (\d+)\](?:[\t\n\v\f\r ]*=[\t\n\v\f\r ]*(-?\d+)(?=;)|[\t\n\v\f\r ]*(?:\+\+|--|[-+*\/%|&^]?=(?!=)|(?:<<|>>>?|\*\*)=))/g)]
       .flatMap((m) => [Number(m[1] ?? m[2]), m[3] === undefined ? NaN : Number(m[3])]),
   };
 }
@@ -48,6 +49,7 @@ const TRICKY = [
   '[base + 3] s32[ f32[base + 2',
   's32[base + 3] += 1; ++s32[base + 4]; s32[base + 5]--; s32[base + 6] = -7; s32[base + 7] == 8; s32[base + 8] >>>= 1;',
   's32[base + 9] >= 2 ? s32[base + 10] <= 3 : s32[base + 11] = 4 + 5; s32[base + 12] = 6; s32[base + 13] - -1; s32[base + 14] **= 2;',
+  '++ s32[base + 1]; -- s32[base + 2]; s32[base + 3]\t= 5; s32[base + 4]\n++; s32[base + 5] \t>>>= 1; s32[base + 6] = \t7; s32[base + 7] <<= 1; s32[base + 8] >> 2;',
 ];
 
 /** Every line of the translations of the bench's kernels and of lz4-wasm (all functions, whole and with loops outlined). */

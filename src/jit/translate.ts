@@ -42,7 +42,7 @@
  * Every frame it enters is pushed on the execution's frame array as the interpreter pushes
  * it, so an exit anywhere leaves the interpreter a complete stack: nothing is rewound.
  */
-import { FUNC_INFO_STRIDE, FuncInfo, type CompiledFunctions } from '../interpreter/compiler.js';
+import { FUNC_INFO_STRIDE, FuncInfo, HANDLER_STRIDE, Handler, type CompiledFunctions } from '../interpreter/compiler.js';
 import { Op } from '../interpreter/opcodes.js';
 import { structuredBlocks } from './structure.js';
 import { BRANCH_OPS, DATA_OPS } from './templates.generated.js';
@@ -511,25 +511,35 @@ export function frameReferences(line: string, withWrites = false): FrameReferenc
  * or NaN for anything else (another value, a compound assignment, `++`, `--`).
  */
 function assignedAfter(line: string, after: number, nameAt: number): number | undefined {
-  const before = line.charCodeAt(nameAt - 1);
-  if ((before === Char.Plus || before === Char.Minus) && line.charCodeAt(nameAt - 2) === before) return NaN;
+  let back = nameAt - 1;
+  while (isSpaceAt(line, back)) back--;
+  const before = line.charCodeAt(back);
+  if ((before === Char.Plus || before === Char.Minus) && line.charCodeAt(back - 1) === before) return NaN;
   let at = after;
-  while (line.charCodeAt(at) === Char.Space) at++;
+  while (isSpaceAt(line, at)) at++;
   const c = line.charCodeAt(at);
   if (c === Char.Equals) {
     if (line.charCodeAt(at + 1) === Char.Equals) return undefined;
     let from = at + 1;
-    while (line.charCodeAt(from) === Char.Space) from++;
+    while (isSpaceAt(line, from)) from++;
     const digitsFrom = line.charCodeAt(from) === Char.Minus ? from + 1 : from;
     const end = digitsEnd(line, digitsFrom);
     return end > digitsFrom && line.charCodeAt(end) === Char.Semicolon ? Number(line.slice(from, end)) : NaN;
   }
   if ((c === Char.Plus || c === Char.Minus) && line.charCodeAt(at + 1) === c) return NaN;
   // A compound assignment: `+=` and the like, `**=`, `<<=`, `>>=`, `>>>=` (not `>=`, `<=`).
-  const operator = line[at] ?? '';
-  const length = '+-*/%|&^'.includes(operator) ? (line.startsWith('*=', at + 1) ? 2 : 1)
-    : line.startsWith(operator.repeat(2), at) && operator !== '' ? (line.startsWith('>>>', at) ? 3 : 2) : 0;
+  const operator = line[at];
+  let length = 0;
+  if (operator !== undefined && '+-*/%|&^'.includes(operator)) length = operator === '*' && line[at + 1] === '*' ? 2 : 1;
+  else if (operator === '<' && line[at + 1] === '<') length = 2;
+  else if (operator === '>' && line[at + 1] === '>') length = line[at + 2] === '>' ? 3 : 2;
   return length > 0 && line.charCodeAt(at + length) === Char.Equals && line.charCodeAt(at + length + 1) !== Char.Equals ? NaN : undefined;
+}
+
+/** Whether the character at `at` is ASCII white space (a regular expression's `[\t\n\v\f\r ]`). */
+function isSpaceAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at); // (NaN outside the text)
+  return c === Char.Space || (c >= 9 && c <= 13);
 }
 
 /** `text` with every `s32[base + K]` of a word in `ints` as its variable `wK`. */
@@ -582,8 +592,9 @@ class WordPromotion {
 
   /**
    * `singlesExcept`: where f32 words may be variables (a translation of the whole function, no
-   * loop or piece of it outlined: every write to a word is among the lines observed), the words
-   * that may not — the parameters and constant words, which the function does not write.
+   * loop or piece of it outlined, and no instruction left to the interpreter nor exception
+   * handler: every write to a word is among the lines observed), the words that may not — the
+   * parameters and constant words, which the function does not write.
    */
   constructor(private readonly singlesExcept: ReadonlySet<number> | null) {}
 
@@ -622,12 +633,18 @@ class WordPromotion {
     for (const w of uses.s32) this.intUses.add(w);
     for (const w of uses.addresses) this.intUses.add(w).add(w + 1);
     for (let i = 0; i < uses.s32Writes.length; i += 2) this.intWrites.add(uses.s32Writes[i]!);
-    if (frame.f64.length > 0 && (uses.s32.length > 0 || uses.addresses.length > 0)) {
-      const asInt = new Set([...uses.s32, ...uses.addresses.flatMap((k) => [k, k + 1])]);
-      for (const m of line.matchAll(F64_WRITE)) {
-        const k = Number(m[1] ?? m[2]);
-        if (asInt.has(k) || asInt.has(k + 1)) this.intWrites.add(k).add(k + 1);
-      }
+    // A slot the line writes — through the f64 view, or by a whole-slot move or constant, which
+    // a double takes as an assignment — while it reads the slot's words as int32 or hands them on
+    // otherwise (a memory64 load whose address is in the slot it loads into): after the line,
+    // the double would be loaded again from the array, over what the line gave it.
+    if (uses.s32.length > 0 || uses.addresses.length > 0) {
+      const readAsInt = (w: number): boolean => uses.s32.includes(w) || uses.addresses.includes(w) || uses.addresses.includes(w - 1);
+      const slotWritten = (w: number): void => {
+        const k = w - (w % 2);
+        if (readAsInt(k) || readAsInt(k + 1)) this.intWrites.add(k).add(k + 1);
+      };
+      for (let i = 0; i < frame.s32Writes.length; i += 2) slotWritten(frame.s32Writes[i]!);
+      if (frame.f64.length > 0) for (const m of line.matchAll(F64_WRITE)) slotWritten(Number(m[1] ?? m[2]));
     }
     if (this.singlesExcept !== null) this.observeSingles(line, frame);
   }
@@ -681,7 +698,7 @@ class WordPromotion {
     const except = this.singlesExcept;
     if (except !== null) {
       this.quiet = new Set([...this.f32Written].filter((w) => this.f32Words.has(w) && !this.notQuiet.has(w) && !except.has(w)
-        && !this.marked.has(w) && w < this.markedFrom && !this.inDouble(w) && !this.ints.has(w)));
+        && !this.marked.has(w) && w < this.markedFrom));
       this.singles = [...this.quiet].sort((a, b) => a - b);
     }
   }
@@ -1114,6 +1131,15 @@ export function* bodyTranslated(fns: CompiledFunctions, index: number): Generato
 }
 
 /** Instructions after which the interpreter may hand a function back to the tier (Execution.rejoin). */
+/** Whether an exception handler (try_table, legacy try) starts in the code `[from, to)`. */
+function hasHandlers(fns: CompiledFunctions, from: number, to: number): boolean {
+  const { handlers } = fns;
+  for (let h = 0; h < handlers.length; h += HANDLER_STRIDE) {
+    if (handlers[h + Handler.Start]! >= from && handlers[h + Handler.Start]! < to) return true;
+  }
+  return false;
+}
+
 const handsBack = (op: number): boolean => op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow;
 
 /**
@@ -1154,6 +1180,10 @@ export function* functionSourceInSteps(
   if (end - entry - outlined.reduce((sum, r) => sum + r.to - r.from, 0) > MAX_TRANSLATED_WORDS) return TOO_LONG;
   const inRange = (pc: number): boolean => pc >= entry && pc < end;
   const i32Copies = copiesOfI32(fns.i32Copies, entry, end);
+
+  // Where the interpreter writes frame words that no line of the translation shows: the
+  // instructions left to it (an import's results, memory.grow's), a catch's payload.
+  let interpreterWrites = hasHandlers(fns, functionEntry, info[at + FuncInfo.CodeEnd]!);
 
   // Pass 1: where instructions start, and which start a block.
   const starts: number[] = [];
@@ -1225,6 +1255,7 @@ export function* functionSourceInSteps(
     // (A direct callee's frame layout is written into the call.)
     if (op === Op.Call) yield* bodyTranslated(fns, code[pc + 1]!);
     if (handsBack(op) && pc + size < end) handBacks.push(pc + size);
+    if (EXIT_SIZES.has(op)) interpreterWrites = true;
     for (const t of targetsAt(code, pc)) {
       if (!inRange(t)) continue; // leaving the range: an exit (goto)
       leaders.add(t);
@@ -1403,7 +1434,7 @@ export function* functionSourceInSteps(
   const constantWords = constantWordsOf(fns, index);
   yield* constantsAsLiterals(lines, constantWords);
   const paramsEnd = info[at + FuncInfo.ParamsEnd]!;
-  const words = new WordPromotion(range === null && outlined.length === 0
+  const words = new WordPromotion(range === null && outlined.length === 0 && !interpreterWrites
     ? new Set([...Array.from({ length: paramsEnd }, (_, w) => w), ...constantWords.map(([w]) => w)]) : null);
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
