@@ -536,6 +536,11 @@ function assignedAfter(line: string, after: number, nameAt: number): number | un
   return length > 0 && line.charCodeAt(at + length) === Char.Equals && line.charCodeAt(at + length + 1) !== Char.Equals ? NaN : undefined;
 }
 
+/** Whether `uses` reads word `w` as int32 or hands it on (an address names a 64-bit slot). */
+function readsAsInt32(uses: FrameReferences, w: number): boolean {
+  return uses.s32.includes(w) || uses.addresses.includes(w) || uses.addresses.includes(w - 1);
+}
+
 /** Whether the character at `at` is ASCII white space (a regular expression's `[\t\n\v\f\r ]`). */
 function isSpaceAt(text: string, at: number): boolean {
   const c = text.charCodeAt(at); // (NaN outside the text)
@@ -594,9 +599,10 @@ class WordPromotion {
    * `singlesExcept`: where f32 words may be variables (a translation of the whole function, no
    * loop or piece of it outlined, and no instruction left to the interpreter nor exception
    * handler: every write to a word is among the lines observed), the words that may not — the
-   * parameters and constant words, which the function does not write.
+   * parameters and constant words, which the function does not write. `withDoubles`: whether
+   * any line uses the f64 view (only then can a slot be a double).
    */
-  constructor(private readonly singlesExcept: ReadonlySet<number> | null) {}
+  constructor(private readonly singlesExcept: ReadonlySet<number> | null, private readonly withDoubles: boolean) {}
 
   /** Takes note of a line's frame accesses (all lines first, then `decide`). */
   observe(line: string): void {
@@ -608,7 +614,9 @@ class WordPromotion {
     // A callee's frame (`cb`, translated calls) and a call's arguments: every word from there up.
     if (line.includes('cb = ')) for (const m of line.matchAll(/\bcb = (\d+) \+ base\b/g)) this.markedFrom = Math.min(this.markedFrom, Number(m[1]));
     if (!reachesFrame(line)) return;
-    const frame = frameReferences(line, true);
+    // (Which words are written matters only to doubles and singles; most functions have neither.)
+    const withWrites = this.withDoubles || this.singlesExcept !== null;
+    const frame = frameReferences(line, withWrites);
     for (const w of frame.s32) this.typed.add(w);
     for (const w of frame.f32) this.f32Words.add(w);
     for (const k of frame.f64) this.f64Slots.add(k);
@@ -629,7 +637,7 @@ class WordPromotion {
         .replace(SLOT_STORE, (all, ...m: string[]) => (wholeSlot([all, ...m.slice(0, 2)]) ? '' : all));
     }
     if (other.includes('NaN')) other = other.replace(NAN_RULE, '');
-    const uses = other === line ? frame : frameReferences(other, true);
+    const uses = other === line ? frame : frameReferences(other, withWrites);
     for (const w of uses.s32) this.intUses.add(w);
     for (const w of uses.addresses) this.intUses.add(w).add(w + 1);
     for (let i = 0; i < uses.s32Writes.length; i += 2) this.intWrites.add(uses.s32Writes[i]!);
@@ -638,15 +646,16 @@ class WordPromotion {
     // otherwise (a memory64 load whose address is in the slot it loads into): after the line,
     // the double would be loaded again from the array, over what the line gave it.
     if (uses.s32.length > 0 || uses.addresses.length > 0) {
-      const readAsInt = (w: number): boolean => uses.s32.includes(w) || uses.addresses.includes(w) || uses.addresses.includes(w - 1);
-      const slotWritten = (w: number): void => {
-        const k = w - (w % 2);
-        if (readAsInt(k) || readAsInt(k + 1)) this.intWrites.add(k).add(k + 1);
-      };
-      for (let i = 0; i < frame.s32Writes.length; i += 2) slotWritten(frame.s32Writes[i]!);
-      if (frame.f64.length > 0) for (const m of line.matchAll(F64_WRITE)) slotWritten(Number(m[1] ?? m[2]));
+      for (let i = 0; i < frame.s32Writes.length; i += 2) this.slotWrittenAndRead(frame.s32Writes[i]!, uses);
+      if (frame.f64.length > 0) for (const m of line.matchAll(F64_WRITE)) this.slotWrittenAndRead(Number(m[1] ?? m[2]), uses);
     }
     if (this.singlesExcept !== null) this.observeSingles(line, frame);
+  }
+
+  /** Word `w`, written by a line whose other references are `uses`: its slot is no double where the line also reads the slot as int32. */
+  private slotWrittenAndRead(w: number, uses: FrameReferences): void {
+    const k = w - (w % 2);
+    if (readsAsInt32(uses, k) || readsAsInt32(uses, k + 1)) this.intWrites.add(k).add(k + 1);
   }
 
   /** What `line` does to the words an f32 variable might hold (singlesAsVariables). */
@@ -1434,8 +1443,9 @@ export function* functionSourceInSteps(
   const constantWords = constantWordsOf(fns, index);
   yield* constantsAsLiterals(lines, constantWords);
   const paramsEnd = info[at + FuncInfo.ParamsEnd]!;
-  const words = new WordPromotion(range === null && outlined.length === 0 && !interpreterWrites
-    ? new Set([...Array.from({ length: paramsEnd }, (_, w) => w), ...constantWords.map(([w]) => w)]) : null);
+  const usesView = (view: string): boolean => lines.some((line) => line.includes(view));
+  const words = new WordPromotion(range === null && outlined.length === 0 && !interpreterWrites && usesView('f32[')
+    ? new Set([...Array.from({ length: paramsEnd }, (_, w) => w), ...constantWords.map(([w]) => w)]) : null, usesView('f64['));
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
     words.observe(lines[i]!);
