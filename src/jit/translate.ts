@@ -579,8 +579,8 @@ class WordPromotion {
   private readonly copies: Array<[number, number]> = [];
   /**
    * Words a line writes as int32 otherwise (not as a whole slot moved by a copy, load or store),
-   * and the words of a double a line writes through the f64 view and also reads as int32 or
-   * hands on: no double may hold them. (A double's words that are only read as int32, or handed
+   * and the words of a slot a line writes in any way while it also reads them as int32 or hands
+   * them on: no double may hold them. (A double's words that are only read as int32, or handed
    * to a helper, are stored before the line and loaded after it.)
    */
   private readonly intWrites = new Set<number>();
@@ -742,6 +742,11 @@ class WordPromotion {
     return this.doubleOf(w) >= 0;
   }
 
+  /** Whether word `w` lives in a variable of any kind. */
+  private inVariable(w: number): boolean {
+    return this.ints.has(w) || this.inDouble(w) || this.quiet.has(w);
+  }
+
   /** `line` with promoted words as variables, stored and loaded around what needs the array. */
   rewrite(source: string): string {
     if (this.ints.size === 0 && this.doubles.size === 0 && this.quiet.size === 0) return source;
@@ -808,7 +813,7 @@ class WordPromotion {
     // (S32/F64[...] are the arrays themselves, on purpose: the stores and loads put in here.)
     for (const k of frameReferences(text).addresses) {
       // A helper may read or write the 64-bit slot at the address.
-      for (const w of [k, k + 1]) if (this.ints.has(w) || this.inDouble(w) || this.quiet.has(w)) out.push(w);
+      for (const w of [k, k + 1]) if (this.inVariable(w)) out.push(w);
     }
     return out;
   }
@@ -848,7 +853,7 @@ class WordPromotion {
     const inVars = constantWords.filter(([w]) => inVar(w)).map(([w, value]) => `w${num(w)} = ${num(value)};`);
     const load = inVariables ? constantWords.filter(([w]) => this.inDouble(w)).map(([w]) => w) : [];
     const array = frameWrites(from, to, constantWords.filter(([w]) => !inVar(w)),
-      (w) => inVariables && (this.ints.has(w) || this.inDouble(w) || this.quiet.has(w))).join(' ');
+      (w) => inVariables && this.inVariable(w)).join(' ');
     const setup = array.length > MAX_FRAME_SETUP_CHARS ? `table.readyFrame(S32, base, ${num(index)});` : array;
     return { setup: `${setup} ${inVars.join(' ')}`, load };
   }
@@ -1139,7 +1144,6 @@ export function* bodyTranslated(fns: CompiledFunctions, index: number): Generato
   yield;
 }
 
-/** Instructions after which the interpreter may hand a function back to the tier (Execution.rejoin). */
 /** Whether an exception handler (try_table, legacy try) starts in the code `[from, to)`. */
 function hasHandlers(fns: CompiledFunctions, from: number, to: number): boolean {
   const { handlers } = fns;
@@ -1149,6 +1153,7 @@ function hasHandlers(fns: CompiledFunctions, from: number, to: number): boolean 
   return false;
 }
 
+/** Instructions after which the interpreter may hand a function back to the tier (Execution.rejoin). */
 const handsBack = (op: number): boolean => op === Op.Call || op === Op.CallIndirect || op === Op.CallImport || op === Op.MemoryGrow;
 
 /**
@@ -1443,9 +1448,11 @@ export function* functionSourceInSteps(
   const constantWords = constantWordsOf(fns, index);
   yield* constantsAsLiterals(lines, constantWords);
   const paramsEnd = info[at + FuncInfo.ParamsEnd]!;
+  const params: number[] = [];
+  for (let w = 0; w < paramsEnd; w++) params.push(w);
   const usesView = (view: string): boolean => lines.some((line) => line.includes(view));
   const words = new WordPromotion(range === null && outlined.length === 0 && !interpreterWrites && usesView('f32[')
-    ? new Set([...Array.from({ length: paramsEnd }, (_, w) => w), ...constantWords.map(([w]) => w)]) : null, usesView('f64['));
+    ? new Set([...params, ...constantWords.map(([w]) => w)]) : null, usesView('f64['));
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
     words.observe(lines[i]!);
@@ -1454,8 +1461,6 @@ export function* functionSourceInSteps(
   // At the function's entry only its parameters and constant slots hold anything (locals are
   // zero, like the variables); at a loop header, any word may. From a translated caller
   // (FRESH_ENTRY), the frame's setup is this function's: the words it keeps in the array.
-  const params: number[] = [];
-  for (let w = 0; w < paramsEnd; w++) params.push(w);
   // Entries other than the first block: the switch form goes to their block (`blk`), the
   // structured form counts them in block order (`enter`; structure.ts).
   const entryBlocks = new Map<number, number>();
