@@ -562,6 +562,142 @@ export function intsAsVariables(text: string, ints: ReadonlySet<number>): string
   return from === 0 ? text : out + text.slice(from);
 }
 
+/**
+ * A data instruction's line or a fuel line: straight code, with no way in (a way in starts a
+ * block, a `case` line) and no way out but a trap, after which no frame word is read.
+ */
+function isStraight(line: string): boolean {
+  if (line.startsWith('left -= ')) return /^left -= \d+;$/.test(line);
+  return /^(?:at = \d+; )?\{ /.test(line) && !/\b(?:continue|break|return)\b|@/.test(line);
+}
+
+/** An access through the f64 view, and whether it is a plain assignment's target. */
+const F64_ACCESS = /\bf64\[base \+ (\d+) >> 1\](\s*=(?!=))?/g;
+
+/**
+ * How a straight line uses the f64 slots it names through the f64 view or an f64 NaN rule
+ * (whose address arguments it reads and whose first it writes): whether it reads a slot, writes
+ * it whole, or reads it after writing it or changes it otherwise (`bad`: no web may cross there).
+ */
+function f64Uses(line: string): Map<number, { read: boolean; write: boolean; bad: boolean }> {
+  const uses = new Map<number, { read: boolean; write: boolean; bad: boolean }>();
+  const use = (k: number): { read: boolean; write: boolean; bad: boolean } => {
+    let u = uses.get(k);
+    if (u === undefined) uses.set(k, (u = { read: false, write: false, bad: false }));
+    return u;
+  };
+  for (const m of line.matchAll(F64_ACCESS)) {
+    const u = use(Number(m[1]));
+    if (m[2] !== undefined) u.write = true;
+    else if (u.write) u.bad = true;
+    else u.read = true;
+    // (`f64[...] += x` and the like: no template writes so, and none may cross.)
+    if (m[2] === undefined && /^\s*(?:[-+*\/%|&^]|<<|>>>?|\*\*)=|^\s*(?:\+\+|--)/.test(line.slice(m.index + m[0].length))) u.bad = true;
+  }
+  if (line.includes('NaN')) {
+    for (const m of line.matchAll(NAN_RULE)) {
+      use(Number(m[2])).write = true;
+      for (const a of [m[3], m[4]]) if (a !== undefined) use(Number(a)).read = true;
+    }
+  }
+  return uses;
+}
+
+/** `line` with slot `from`'s reads (`write` false) or whole writes (`write` true) through the f64 view and the NaN rules as slot `to`'s. */
+function f64Renamed(line: string, from: number, to: number, write: boolean): string {
+  const renamed = line.replace(F64_ACCESS, (all, k: string, assigned: string | undefined) =>
+    (Number(k) === from && (assigned !== undefined) === write ? `f64[base + ${num(to)} >> 1]${assigned ?? ''}` : all));
+  return renamed.replace(NAN_RULE, (_, name: string, d: string, a: string, b: string | undefined) => {
+    const slot = (k: string, written: boolean): string => `base + ${num(Number(k) === from && written === write ? to : Number(k))}`;
+    return `N.${name}(s32, ${slot(d, true)}, ${slot(a, false)}${b === undefined ? '' : `, ${slot(b, false)}`});`;
+  });
+}
+
+/** Whether `text` names a frame word at or past `frameEnd` (`base + K`), as only a web's slot can be. */
+function namesFrameBeyond(text: string, frameEnd: number): boolean {
+  for (const m of text.matchAll(/\bbase \+ (\d+)/g)) if (Number(m[1]) >= frameEnd) return true;
+  return false;
+}
+
+/**
+ * The webs of f64 values in `lines` (changed in place): a value written whole to a slot through
+ * the f64 view (or an f64 NaN rule), read through it by the straight lines after, and dead by
+ * the end of them — a later straight line writes a word of its slot (the operand stack's slots
+ * are shared by depth: an i32 or f32 comes into the slot of an f64 gone) — is given a slot of
+ * its own past the frame (from `from`), which becomes a double no way out stores: no way in
+ * or out lies between its lines, and after them the slot's old value is dead. The compiler
+ * shares a slot between the types of the values at one depth, so a slot holding an f64 here and
+ * an i32 or f32 there would otherwise stay in the array for good (matmul's products). A web
+ * whose slot a line reads or hands on otherwise (as int32, through the f32 view, to another
+ * helper), or that is still alive where the straight code ends, is left as it was.
+ * Returns the webs' slots and the lines changed.
+ */
+function* f64Webs(lines: string[], from: number): Generator<void, { slots: number[]; lines: number[] }> {
+  const slots: number[] = [];
+  const changed = new Set<number>();
+  /** The open webs: by slot, the line that wrote the value and the lines that read it. */
+  const open = new Map<number, { start: number; readers: number[] }>();
+  const close = (k: number, web: { start: number; readers: number[] }): void => {
+    const to = from + 2 * slots.length;
+    slots.push(to);
+    lines[web.start] = f64Renamed(lines[web.start]!, k, to, true);
+    for (const r of web.readers) lines[r] = f64Renamed(lines[r]!, k, to, false);
+    for (const i of [web.start, ...web.readers]) changed.add(i);
+  };
+  for (let i = 0; i < lines.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const line = lines[i]!;
+    if (!isStraight(line)) {
+      open.clear();
+      continue;
+    }
+    if (open.size === 0 && !line.includes('f64[')) continue;
+    const uses = f64Uses(line);
+    // The line's other references: the words it reads or hands on, and the words it writes, as int32 or f32.
+    const other = frameReferences(line.includes('NaN') ? line.replace(NAN_RULE, '') : line, true);
+    const written = new Set<number>();
+    for (let w = 0; w < other.s32Writes.length; w += 2) written.add(other.s32Writes[w]!);
+    const readsOtherwise = (k: number): boolean => other.f32.includes(k) || other.f32.includes(k + 1)
+      || other.addresses.includes(k - 1) || other.addresses.includes(k) || other.addresses.includes(k + 1)
+      || [k, k + 1].some((w) => other.s32.filter((x) => x === w).length > (written.has(w) ? other.s32Writes.filter((x, j) => j % 2 === 0 && x === w).length : 0));
+    for (const [k, web] of [...open]) {
+      const u = uses.get(k);
+      if (readsOtherwise(k) || u?.bad === true) {
+        open.delete(k);
+        continue;
+      }
+      const overwritten = written.has(k) || written.has(k + 1);
+      // (A line reads its operands before it writes: in an int32 write's line, the f64 reads come first.)
+      if (u?.read === true) {
+        if (overwritten && !readsBeforeWrites(line, k)) {
+          open.delete(k);
+          continue;
+        }
+        web.readers.push(i);
+      }
+      if (overwritten || u?.write === true) {
+        open.delete(k);
+        close(k, web);
+      }
+    }
+    for (const [k, u] of uses) {
+      if (u.write && !u.bad && !readsOtherwise(k) && !written.has(k) && !written.has(k + 1)) open.set(k, { start: i, readers: [] });
+    }
+  }
+  return { slots, lines: [...changed] };
+}
+
+/** Whether every read of slot `k` through the f64 view in `line` comes before the first int32 write of its words. */
+function readsBeforeWrites(line: string, k: number): boolean {
+  let lastRead = -1;
+  for (const m of line.matchAll(F64_ACCESS)) if (Number(m[1]) === k && m[2] === undefined) lastRead = m.index;
+  const firstWrite = Math.min(...[k, k + 1].map((w) => {
+    const at = line.search(new RegExp(`\\bs32\\[base \\+ ${w}\\]\\s*=(?!=)`));
+    return at < 0 ? Infinity : at;
+  }));
+  return lastRead < firstWrite;
+}
+
 class WordPromotion {
   /** Promoted int32 words, promoted f64 slots (by their first word), and promoted f32 words (`qK`), in order. */
   words: number[] = [];
@@ -602,7 +738,12 @@ class WordPromotion {
    * parameters and constant words, which the function does not write. `withDoubles`: whether
    * any line uses the f64 view (only then can a slot be a double).
    */
-  constructor(private readonly singlesExcept: ReadonlySet<number> | null, private readonly withDoubles: boolean) {}
+  /** The webs' slots (f64Webs): doubles that nothing outside their lines sees, so never stored or loaded. */
+  private readonly webs: ReadonlySet<number>;
+
+  constructor(private readonly singlesExcept: ReadonlySet<number> | null, private readonly withDoubles: boolean, webs: readonly number[] = []) {
+    this.webs = new Set(webs);
+  }
 
   /** Takes note of a line's frame accesses (all lines first, then `decide`). */
   observe(line: string): void {
@@ -686,8 +827,9 @@ class WordPromotion {
     }
   }
 
-  decide(): void {
-    if (this.dynamic) return;
+  /** Decides what lives in variables; false where a web's slot could not be a double (its lines must then stay as they were). */
+  decide(): boolean {
+    if (this.dynamic) return this.webs.size === 0;
     const doubles = new Set([...this.f64Slots].filter((k) => k % 2 === 0
       && !this.f32Words.has(k) && !this.f32Words.has(k + 1) && !this.intWrites.has(k) && !this.intWrites.has(k + 1)));
     // A copy between a double and a slot that is not one: neither is.
@@ -703,20 +845,21 @@ class WordPromotion {
     this.doubles = doubles;
     this.ints = new Set([...this.typed].filter((w) => !this.f32Words.has(w) && !this.inDouble(w) && !this.f64Slots.has(w) && !this.f64Slots.has(w - 1)));
     this.words = [...this.ints].sort((a, b) => a - b);
-    this.pairs = [...this.doubles].sort((a, b) => a - b);
+    this.pairs = [...this.doubles].filter((k) => !this.webs.has(k)).sort((a, b) => a - b);
     const except = this.singlesExcept;
     if (except !== null) {
       this.quiet = new Set([...this.f32Written].filter((w) => this.f32Words.has(w) && !this.notQuiet.has(w) && !except.has(w)
         && !this.marked.has(w) && w < this.markedFrom));
       this.singles = [...this.quiet].sort((a, b) => a - b);
     }
+    return [...this.webs].every((k) => doubles.has(k));
   }
 
   /** The frame words the observed lines touch: any, where one reaches the frame other than as `base + K`. */
   touched(): FrameWords {
     if (this.dynamic) return null;
     const words = new Set<number>([...this.typed, ...this.f32Words, ...this.intUses, ...this.marked]);
-    for (const k of this.f64Slots) words.add(k).add(k + 1);
+    for (const k of this.f64Slots) if (!this.webs.has(k)) words.add(k).add(k + 1);
     return { words, from: this.markedFrom };
   }
 
@@ -766,12 +909,14 @@ class WordPromotion {
         (wholeSlot([all, d, d1]) && this.doubles.has(Number(d)) ? `d${d} = view.getFloat64(ea, true);` : all))
       .replace(SLOT_STORE, (all, v: string, v1: string) =>
         (wholeSlot([all, v, v1]) && this.doubles.has(Number(v)) ? `view.setFloat64(ea, d${v}, true);` : all));
-    // The f64 NaN rules on doubles: on their values (numeric.ts, f64NaN2Of and the like).
+    // The f64 NaN rules on doubles: on their values (numeric.ts, f64NaN2Of and the like), a
+    // slot in the array read and written there as a double (which keeps its bits).
     if (this.doubles.size > 0) line = line.replace(NAN_RULE,
       (all, name: string, d: string, a: string, b: string | undefined) => {
         const slots = [d, a, ...(b === undefined ? [] : [b])].map(Number);
-        if (!slots.every((k) => this.doubles.has(k))) return all;
-        return `d${d} = N.${name}Of(${slots.slice(1).map((k) => `d${num(k)}`).join(', ')});`;
+        if (!slots.some((k) => this.doubles.has(k))) return all;
+        const value = (k: number): string => (this.doubles.has(k) ? `d${num(k)}` : `F64[base + ${num(k)} >> 1]`);
+        return `${value(slots[0]!)} = N.${name}Of(${slots.slice(1).map(value).join(', ')});`;
       });
     // A helper call handed frame addresses, as a statement (the templates' NaN paths, i64
     // division...): what it may touch is stored just before it and loaded just after, in place,
@@ -819,7 +964,8 @@ class WordPromotion {
   }
 
   declarations(): string {
-    const vars = [...this.words.map((w) => `w${num(w)} = 0`), ...this.pairs.map((k) => `d${num(k)} = 0`), ...this.singles.map((w) => `q${num(w)} = 0`)];
+    const vars = [...this.words.map((w) => `w${num(w)} = 0`), ...this.pairs.map((k) => `d${num(k)} = 0`), ...[...this.webs].map((k) => `d${num(k)} = 0`),
+      ...this.singles.map((w) => `q${num(w)} = 0`)];
     return vars.length === 0 ? '' : `let ${vars.join(', ')};`;
   }
 
@@ -1451,13 +1597,28 @@ export function* functionSourceInSteps(
   const params: number[] = [];
   for (let w = 0; w < paramsEnd; w++) params.push(w);
   const usesView = (view: string): boolean => lines.some((line) => line.includes(view));
-  const words = new WordPromotion(range === null && outlined.length === 0 && !interpreterWrites && usesView('f32[')
-    ? new Set([...params, ...constantWords.map(([w]) => w)]) : null, usesView('f64['));
+  const singlesExcept = range === null && outlined.length === 0 && !interpreterWrites && usesView('f32[')
+    ? new Set([...params, ...constantWords.map(([w]) => w)]) : null;
+  const withDoubles = usesView('f64[');
+  // The f64 values that live and die between two lines of straight code get slots of their own
+  // (f64Webs), numbered past the frame; if any of them cannot be a double after all, the lines
+  // go back to what they were.
+  const asWritten = withDoubles ? lines.slice() : lines;
+  const webs = withDoubles ? yield* f64Webs(lines, info[at + FuncInfo.FrameEnd]! + 2) : { slots: [], lines: [] };
+  let words = new WordPromotion(singlesExcept, withDoubles, webs.slots);
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
     words.observe(lines[i]!);
   }
-  words.decide();
+  if (!words.decide() || webs.lines.some((i) => namesFrameBeyond(words.rewrite(lines[i]!), info[at + FuncInfo.FrameEnd]!))) {
+    lines.splice(0, lines.length, ...asWritten);
+    words = new WordPromotion(singlesExcept, withDoubles);
+    for (let i = 0; i < lines.length; i++) {
+      if (i % STEP === STEP - 1) yield;
+      words.observe(lines[i]!);
+    }
+    words.decide();
+  }
   // At the function's entry only its parameters and constant slots hold anything (locals are
   // zero, like the variables); at a loop header, any word may. From a translated caller
   // (FRESH_ENTRY), the frame's setup is this function's: the words it keeps in the array.
