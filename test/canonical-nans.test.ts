@@ -366,17 +366,21 @@ describe('variables and what the translation does not see', () => {
 });
 
 /**
- * f64 values that live between two lines of straight code get slots of their own past the frame,
- * as doubles (translate.ts, f64Webs): the compiler shares an operand slot between the types of
- * the values at one depth, and a slot that holds an i32 address here and an f64 there would
- * otherwise stay in the array. Random programs of nested f64 expressions — loads from computed
- * addresses and of signalling NaNs, arithmetic, bit operations, values kept across a branch, a
- * select or an `if` — each run by the interpreter and translated, after one round (V8's
- * baseline code) and after many: memory must match word for word, and most must have webs.
+ * f64 and f32 values that live between two lines of straight code get slots and words of their
+ * own past the frame, as variables (translate.ts, valueWebs): the compiler shares an operand slot
+ * between the types of the values at one depth, and a slot that holds an i32 address here and a
+ * float there would otherwise stay in the array. Random programs of nested f64 and f32
+ * expressions — loads from computed addresses and of signalling NaNs, arithmetic, bit
+ * operations, values kept across a branch, a select, an `if` or a `local.tee` — each run by the
+ * interpreter and translated, after one round (V8's baseline code) and after many: memory must
+ * match word for word, and most must have webs of each kind.
  */
-describe('random f64 expressions in both tiers', () => {
+describe('random float expressions in both tiers', () => {
   const PATTERNS = [[0x00000001, 0x7ff00000], [0x00000001, 0xfff40000], [0xcafe0000, 0x7ff80000], [0x00000000, 0x7ff00000],
     [0x00000000, 0x80000000], [0x00000001, 0x00000000], [0x54442d18, 0x400921fb], [0x00000000, 0xbff00000]];
+  /** f32 patterns, after the f64 ones: signalling (either sign), quiet with a payload, infinity, -0, a subnormal, 1.5, -1. */
+  const SINGLES = [0x7f800001, 0xffa00001, 0x7fc0cafe, 0x7f800000, 0x80000000, 0x00000001, 0x3fc00000, 0xbf800000];
+  const SINGLES_AT = 8 * PATTERNS.length;
   const LOCALS = ['$a', '$b', '$c', '$d'];
   const STATEMENTS = 16;
 
@@ -389,10 +393,26 @@ describe('random f64 expressions in both tiers', () => {
       return ((t ^ (t >>> 14)) >>> 0) % n;
     };
     const condition = (): string => `(i32.and (local.get $round) (i32.const ${1 + next(3)}))`;
+    const single = (depth: number): string => {
+      const sub = (): string => single(depth + 1);
+      if (depth >= 3) return next(2) === 0 ? `(f32.demote_f64 (local.get ${LOCALS[next(LOCALS.length)]!}))` : `(f32.load (i32.const ${SINGLES_AT + 4 * next(SINGLES.length)}))`;
+      switch (next(11)) {
+        case 0: return `(f32.load offset=${1024 + 4 * next(2 * STATEMENTS)} (i32.and (i32.add (local.get $o) (i32.const ${4 * next(64)})) (i32.const 0x3ffc)))`;
+        case 1: return `(f32.load (i32.const ${SINGLES_AT + 4 * next(SINGLES.length)}))`;
+        case 2: case 3: return `(${['f32.add', 'f32.sub', 'f32.mul', 'f32.div', 'f32.min', 'f32.max'][next(6)]} ${sub()} ${sub()})`;
+        case 4: return `(${['f32.sqrt', 'f32.ceil', 'f32.floor', 'f32.trunc', 'f32.nearest', 'f32.neg', 'f32.abs'][next(7)]} ${sub()})`;
+        case 5: return `(f32.demote_f64 ${expression(depth + 1)})`;
+        case 6: return `(block (result f32) (drop (br_if 0 ${sub()} ${condition()})) ${sub()})`;
+        case 7: return `(select ${sub()} ${sub()} ${condition()})`;
+        case 8: return `(f32.copysign ${sub()} ${sub()})`;
+        case 9: return `(f32.reinterpret_i32 (i32.const ${SINGLES[next(SINGLES.length)]! | 0}))`;
+        default: return '(f32.convert_i32_s (local.get $round))';
+      }
+    };
     const expression = (depth: number): string => {
       const sub = (): string => expression(depth + 1);
       if (depth >= 3) return next(2) === 0 ? `(local.get ${LOCALS[next(LOCALS.length)]!})` : `(f64.load (i32.const ${8 * next(PATTERNS.length)}))`;
-      switch (next(12)) {
+      switch (next(14)) {
         case 0: return `(f64.load offset=${1024 + 8 * next(STATEMENTS)} (i32.and (i32.add (local.get $o) (i32.const ${8 * next(64)})) (i32.const 0x3ff8)))`;
         case 1: return `(f64.load (i32.const ${8 * next(PATTERNS.length)}))`;
         case 2: case 3: return `(${['f64.add', 'f64.sub', 'f64.mul', 'f64.div', 'f64.min', 'f64.max'][next(6)]} ${sub()} ${sub()})`;
@@ -403,17 +423,20 @@ describe('random f64 expressions in both tiers', () => {
         case 8: return `(if (result f64) ${condition()} (then ${sub()}) (else ${sub()}))`;
         case 9: return `(f64.copysign ${sub()} ${sub()})`;
         case 10: return `(f64.promote_f32 (f32.demote_f64 ${sub()}))`;
+        case 12: return `(local.tee ${LOCALS[next(LOCALS.length)]!} ${sub()})`;
+        case 11: return next(2) === 0 ? `(f64.promote_f32 ${single(depth + 1)})` : `(f64.convert_i32_s (i32.trunc_sat_f32_s ${single(depth + 1)}))`;
         default: return next(2) === 0 ? `(local.get ${LOCALS[next(LOCALS.length)]!})` : '(f64.convert_i32_s (local.get $round))';
       }
     };
     const body: string[] = [];
     for (let k = 0; k < STATEMENTS; k++) {
-      body.push(next(3) === 0
-        ? `(local.set ${LOCALS[next(LOCALS.length)]!} ${expression(0)})`
-        : `(f64.store offset=${1024 + 8 * k} (local.get $o) ${expression(0)})`);
+      const kind = next(4);
+      if (kind === 0) body.push(`(local.set ${LOCALS[next(LOCALS.length)]!} ${expression(0)})`);
+      else if (kind === 1) body.push(`(f32.store offset=${1024 + 8 * k} (local.get $o) ${single(0)})`);
+      else body.push(`(f64.store offset=${1024 + 8 * k} (local.get $o) ${expression(0)})`);
     }
     for (let k = 0; k < LOCALS.length; k++) body.push(`(f64.store offset=${1024 + 8 * (STATEMENTS + k)} (local.get $o) (local.get ${LOCALS[k]!}))`);
-    const data = PATTERNS.flat().map((p) => Array.from({ length: 4 }, (_, k) => `\\${((p >>> (8 * k)) & 0xff).toString(16).padStart(2, '0')}`).join('')).join('');
+    const data = [...PATTERNS.flat(), ...SINGLES].map((p) => Array.from({ length: 4 }, (_, k) => `\\${((p >>> (8 * k)) & 0xff).toString(16).padStart(2, '0')}`).join('')).join('');
     const stride = 8 * (STATEMENTS + LOCALS.length);
     return `(module (memory 1) (data (i32.const 0) "${data}")
       (func $mix (param $round i32) (param $p f32) (local $o i32) ${LOCALS.map((l) => `(local ${l} f64)`).join(' ')}
@@ -424,18 +447,22 @@ describe('random f64 expressions in both tiers', () => {
       ${hashedRun(0, 1024 + 0x4000 + stride)})`;
   }
 
-  it('forty programs: the interpreter\'s memory, word for word, after one round and after 300; most have webs', async () => {
+  it('forty programs: the interpreter\'s memory, word for word, after one round and after 300; most have webs of both kinds', async () => {
     let withWebs = 0;
+    let withSingleWebs = 0;
     const mismatches: string[] = [];
     for (let seed = 1; seed <= 40; seed++) {
       const bytes = await assemble(program(seed));
       const functions = compileModule(bytes, ALL_FEATURES, { lazyTranslation: false }).functions;
       const frameEnd = functions.info[FuncInfo.FrameEnd]!;
-      const doubles = (functionSource(functions, 0) ?? '').match(/\bd\d+\b/g) ?? [];
-      if (doubles.some((name) => Number(name.slice(1)) >= frameEnd)) withWebs++;
+      const source = functionSource(functions, 0) ?? '';
+      const past = (names: string[] | null): boolean => (names ?? []).some((name) => Number(name.slice(1)) >= frameEnd);
+      if (past(source.match(/\bd\d+\b/g))) withWebs++;
+      if (past(source.match(/\bq\d+\b/g))) withSingleWebs++;
       mismatches.push(...(await tierMismatches(bytes, `seed ${seed}`)));
     }
     expect(mismatches).toEqual([]);
     expect(withWebs).toBeGreaterThan(20);
+    expect(withSingleWebs).toBeGreaterThan(20);
   }, 120_000);
 });

@@ -1063,7 +1063,7 @@ describe('the generated source: templates and numbers, nothing of the module', (
       ex base pc fsp n s32 f32 f64 frames inst store fns table mem view memLen left blk EMPTY_VIEW
       jitLeft null Error Trap TrapKind Unreachable fn cb callee fi calleeEntry r next meter due bulkOperation
       calling refill fuelReserve true false S32 answer below fill w sliceDeadline translateCallee readyFrame F64 getFloat64 setFloat64 f64NaN1Of f64NaN2Of f64NaNMinMaxOf
-      F32 fround
+      F32 fround getFloat32 f32NaN1Of f32NaN2Of f32NaNMinMaxOf f32DemoteNaNOf
       at trapAt catch e ia into loop enter xpc xcallee answer cost returnsDirectly
       indirectCallee functions info funcs index instance undefined length id memory size code at e c constants
       i`.split(/\s+/)) words.add(w);

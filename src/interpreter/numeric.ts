@@ -730,32 +730,40 @@ export function f64NaN1(s: Int32Array, d: number, a: number): void {
 }
 
 /**
- * The f64 NaN rules above on values rather than frame words, for the JavaScript tier, which keeps
- * f64 slots in variables (src/jit/translate.ts): the operands go through a scratch slot array,
- * the rule runs there, and the result comes back as a double (variables and Float64Array keep
- * all 64 bits of a NaN).
+ * The NaN rules on values rather than frame words, for the JavaScript tier, which keeps f64
+ * slots and f32 words in variables (src/jit/translate.ts): the operands go through a scratch
+ * array of their width, the rule runs on its words, and the result comes back as a number. A
+ * Float64Array keeps all 64 bits of a NaN; an f32 operand given as a double may be a signalling
+ * NaN quieted, which gives the f32 rules what the signalling one would (they quiet it), and the
+ * quiet NaN they make survives the widening.
  */
 const nanScratchF64 = new Float64Array(3);
 const nanScratchS32 = new Int32Array(nanScratchF64.buffer);
+const nanScratchF32 = new Float32Array(nanScratchF64.buffer);
 
-export function f64NaN1Of(a: number): number {
-  nanScratchF64[1] = a;
-  f64NaN1(nanScratchS32, 0, 2);
-  return nanScratchF64[0]!;
+type NaNRule = (s: Int32Array, d: number, a: number, b: number) => void;
+
+/** `rule` on `a` and `b` (as wide as `scratch`'s elements), its result read from element 0. */
+function ruleOn(scratch: Float64Array | Float32Array, rule: NaNRule, a: number, b: number): number {
+  const words = scratch.BYTES_PER_ELEMENT / 4;
+  scratch[1] = a;
+  scratch[2] = b;
+  rule(nanScratchS32, 0, words, 2 * words);
+  return scratch[0]!;
 }
 
-export function f64NaN2Of(a: number, b: number): number {
-  nanScratchF64[1] = a;
-  nanScratchF64[2] = b;
-  f64NaN2(nanScratchS32, 0, 2, 4);
-  return nanScratchF64[0]!;
-}
+export const f64NaN1Of = (a: number): number => ruleOn(nanScratchF64, f64NaN1, a, 0);
+export const f64NaN2Of = (a: number, b: number): number => ruleOn(nanScratchF64, f64NaN2, a, b);
+export const f64NaNMinMaxOf = (a: number, b: number): number => ruleOn(nanScratchF64, f64NaNMinMax, a, b);
+export const f32NaN1Of = (a: number): number => ruleOn(nanScratchF32, f32NaN1, a, 0);
+export const f32NaN2Of = (a: number, b: number): number => ruleOn(nanScratchF32, f32NaN2, a, b);
+export const f32NaNMinMaxOf = (a: number, b: number): number => ruleOn(nanScratchF32, f32NaNMinMax, a, b);
 
-export function f64NaNMinMaxOf(a: number, b: number): number {
+/** f32DemoteNaN on an f64 value: an f64 in, an f32 out. */
+export function f32DemoteNaNOf(a: number): number {
   nanScratchF64[1] = a;
-  nanScratchF64[2] = b;
-  f64NaNMinMax(nanScratchS32, 0, 2, 4);
-  return nanScratchF64[0]!;
+  f32DemoteNaN(nanScratchS32, 0, 2);
+  return nanScratchF32[0]!;
 }
 
 /**

@@ -571,77 +571,194 @@ function isStraight(line: string): boolean {
   return /^(?:at = \d+; )?\{ /.test(line) && !/\b(?:continue|break|return)\b|@/.test(line);
 }
 
-/** An access through the f64 view, and whether it is a plain assignment's target. */
+/** Accesses through the f64 and the f32 view, each with its plain assignment if it is one's target. */
 const F64_ACCESS = /\bf64\[base \+ (\d+) >> 1\](\s*=(?!=))?/g;
-
+const F32_ACCESS = /\bf32\[base \+ (\d+)\](\s*=(?!=))?/g;
+/** A load of a word from memory (an i32's or an f32's: one template): an f32 web's value may come from one. */
+const WORD_LOAD = /\bs32\[base \+ (\d+)\] = view\.getInt32\(ea, true\);/g;
 /**
- * How a straight line uses the f64 slots it names through the f64 view or an f64 NaN rule
- * (whose address arguments it reads and whose first it writes): whether it reads a slot, writes
- * it whole, or reads it after writing it or changes it otherwise (`bad`: no web may cross there).
+ * The f32 NaN rules with a form on values (numeric.ts, f32NaN2Of and the like): each writes the
+ * f32 word at its first address and reads the others — f32 words, but f32DemoteNaN's, an f64 slot.
  */
-function f64Uses(line: string): Map<number, { read: boolean; write: boolean; bad: boolean }> {
-  const uses = new Map<number, { read: boolean; write: boolean; bad: boolean }>();
-  const use = (k: number): { read: boolean; write: boolean; bad: boolean } => {
+const F32_NAN_RULE_VALUED = /\bN\.(f32NaN1|f32NaN2|f32NaNMinMax|f32DemoteNaN)\(s32, base \+ (\d+), base \+ (\d+)(?:, base \+ (\d+))?\);/g;
+/** Whether a view access is followed by a compound assignment or an increment (no template writes so). */
+const COMPOUND_AFTER = /^\s*(?:(?:[-+*/%|&^]|<<|>>>?|\*\*)=|\+\+|--)/;
+
+/** The kinds of value a web holds: an f64 in a slot of two words, or an f32 in one word. */
+type WebWidth = 1 | 2;
+
+/** How a line uses one f64 slot or f32 word through its view or a NaN rule with a form on values. */
+interface ViewUse {
+  read: boolean;
+  /** Written whole: through the view, as a NaN rule's result, or (an f32 word) loaded from memory. */
+  write: boolean;
+  /** Read after written, or changed otherwise: no web may cross the line. */
+  bad: boolean;
+  /** Where the last read through the view starts in the line. */
+  lastRead: number;
+}
+
+/** What a straight line does with the frame, for the webs (valueWebs). */
+interface WebLine {
+  readonly f64: Map<number, ViewUse>;
+  readonly f32: Map<number, ViewUse>;
+  /** Its other references: the int32 accesses and the addresses handed to other helpers. */
+  readonly other: FrameReferences;
+}
+
+function webLine(line: string): WebLine {
+  const f64 = new Map<number, ViewUse>();
+  const f32 = new Map<number, ViewUse>();
+  const use = (uses: Map<number, ViewUse>, k: number): ViewUse => {
     let u = uses.get(k);
-    if (u === undefined) uses.set(k, (u = { read: false, write: false, bad: false }));
+    if (u === undefined) uses.set(k, (u = { read: false, write: false, bad: false, lastRead: -1 }));
     return u;
   };
-  for (const m of line.matchAll(F64_ACCESS)) {
-    const u = use(Number(m[1]));
-    if (m[2] !== undefined) u.write = true;
-    else if (u.write) u.bad = true;
-    else u.read = true;
-    // (`f64[...] += x` and the like: no template writes so, and none may cross.)
-    if (m[2] === undefined && /^\s*(?:[-+*\/%|&^]|<<|>>>?|\*\*)=|^\s*(?:\+\+|--)/.test(line.slice(m.index + m[0].length))) u.bad = true;
-  }
-  if (line.includes('NaN')) {
-    for (const m of line.matchAll(NAN_RULE)) {
-      use(Number(m[2])).write = true;
-      for (const a of [m[3], m[4]]) if (a !== undefined) use(Number(a)).read = true;
+  for (const [pattern, uses] of [[F64_ACCESS, f64], [F32_ACCESS, f32]] as const) {
+    for (const m of line.matchAll(pattern)) {
+      const u = use(uses, Number(m[1]));
+      if (m[2] !== undefined) u.write = true;
+      else if (u.write || COMPOUND_AFTER.test(line.slice(m.index + m[0].length))) u.bad = true;
+      else {
+        u.read = true;
+        u.lastRead = m.index;
+      }
     }
   }
-  return uses;
+  let rest = line;
+  if (line.includes('NaN')) {
+    for (const m of line.matchAll(NAN_RULE)) {
+      use(f64, Number(m[2])).write = true;
+      for (const a of [m[3], m[4]]) if (a !== undefined) use(f64, Number(a)).read = true;
+    }
+    for (const m of line.matchAll(F32_NAN_RULE_VALUED)) {
+      use(f32, Number(m[2])).write = true;
+      use(m[1] === 'f32DemoteNaN' ? f64 : f32, Number(m[3])).read = true;
+      if (m[4] !== undefined) use(f32, Number(m[4])).read = true;
+    }
+    rest = rest.replace(NAN_RULE, '').replace(F32_NAN_RULE_VALUED, '');
+  }
+  if (line.includes('getInt32')) {
+    for (const m of line.matchAll(WORD_LOAD)) use(f32, Number(m[1])).write = true;
+    rest = rest.replace(WORD_LOAD, '');
+  }
+  return { f64, f32, other: frameReferences(rest, true) };
 }
 
-/** `line` with slot `from`'s reads (`write` false) or whole writes (`write` true) through the f64 view and the NaN rules as slot `to`'s. */
-function f64Renamed(line: string, from: number, to: number, write: boolean): string {
-  const renamed = line.replace(F64_ACCESS, (all, k: string, assigned: string | undefined) =>
-    (Number(k) === from && (assigned !== undefined) === write ? `f64[base + ${num(to)} >> 1]${assigned ?? ''}` : all));
-  return renamed.replace(NAN_RULE, (_, name: string, d: string, a: string, b: string | undefined) => {
-    const slot = (k: string, written: boolean): string => `base + ${num(Number(k) === from && written === write ? to : Number(k))}`;
-    return `N.${name}(s32, ${slot(d, true)}, ${slot(a, false)}${b === undefined ? '' : `, ${slot(b, false)}`});`;
-  });
+/** The words of web `width` at `k`. */
+const webWords = (width: WebWidth, k: number): number[] => (width === 2 ? [k, k + 1] : [k]);
+
+/** Whether `line` (seen as `uses`) reads any of `words` other than through the view of a web of `width`, or changes them in a way no web may cross. */
+function readsOtherwise(uses: WebLine, width: WebWidth, words: readonly number[]): boolean {
+  const { other } = uses;
+  for (const w of words) {
+    let writes = 0;
+    for (let j = 0; j < other.s32Writes.length; j += 2) if (other.s32Writes[j] === w) writes++;
+    if (other.s32.filter((x) => x === w).length > writes) return true;
+    if (other.addresses.includes(w) || other.addresses.includes(w - 1)) return true;
+    // Through the other view: an f64 slot holding the word, or the f32 word itself.
+    const across = width === 2 ? uses.f32.get(w) : uses.f64.get(w - (w % 2));
+    if (across !== undefined && (across.read || across.bad)) return true;
+  }
+  return false;
 }
 
-/** Whether `text` names a frame word at or past `frameEnd` (`base + K`), as only a web's slot can be. */
+/** Whether `line` (seen as `uses`) writes any of `words` other than through the view of a web of `width`. */
+function writesOtherwise(uses: WebLine, width: WebWidth, words: readonly number[]): boolean {
+  for (const w of words) {
+    for (let j = 0; j < uses.other.s32Writes.length; j += 2) if (uses.other.s32Writes[j] === w) return true;
+    if ((width === 2 ? uses.f32.get(w) : uses.f64.get(w - (w % 2)))?.write === true) return true;
+  }
+  return false;
+}
+
+/**
+ * Where the last read of `words` in `line` other than through the view of a web of `width`
+ * starts (-1 if none; the operands of a NaN rule, the alternative to a write through the view,
+ * are read before it writes): a line that writes a web may read what was there first, as a load
+ * its address. Infinity where the line hands the words to a helper, which may read them after.
+ */
+function readsBefore(line: string, uses: WebLine, width: WebWidth, words: readonly number[]): number {
+  if (words.some((w) => uses.other.addresses.includes(w) || uses.other.addresses.includes(w - 1))) return Infinity;
+  const slots = [...new Set(words.map((w) => w - (w % 2)))];
+  const across = width === 2 ? String.raw`\bf32\[base \+ (?:${words.join('|')})\]` : String.raw`\bf64\[base \+ (?:${slots.join('|')}) >> 1\]`;
+  let last = -1;
+  for (const m of line.matchAll(new RegExp(String.raw`(?:\bs32\[base \+ (?:${words.join('|')})\]|${across})(?!\s*=(?!=))`, 'g'))) last = m.index;
+  return last;
+}
+
+/** Where `line` first writes any of `words` (as int32 or through a view), or Infinity. */
+function firstWriteAt(line: string, words: readonly number[]): number {
+  const slots = [...new Set(words.map((w) => w - (w % 2)))];
+  const at = line.search(new RegExp(String.raw`\b[sf]32\[base \+ (?:${words.join('|')})\]\s*=(?!=)|\bf64\[base \+ (?:${slots.join('|')}) >> 1\]\s*=(?!=)`));
+  return at < 0 ? Infinity : at;
+}
+
+/**
+ * `line` with the reads (`write` false) or the whole writes (`write` true) of the web of `width`
+ * at `from` — through its view, by the NaN rules with a form on values, and (an f32) by a load —
+ * made the web's own slot or word `to`.
+ */
+function webRenamed(line: string, width: WebWidth, from: number, to: number, write: boolean): string {
+  const slot = (k: string, written: boolean): string => `base + ${num(Number(k) === from && written === write ? to : Number(k))}`;
+  const access = (view: string, suffix: string) => (all: string, k: string, assigned: string | undefined): string =>
+    (Number(k) === from && (assigned !== undefined) === write ? `${view}[base + ${num(to)}${suffix}]${assigned ?? ''}` : all);
+  if (width === 2) {
+    return line.replace(F64_ACCESS, access('f64', ' >> 1'))
+      .replace(NAN_RULE, (_, name: string, d: string, a: string, b: string | undefined) =>
+        `N.${name}(s32, ${slot(d, true)}, ${slot(a, false)}${b === undefined ? '' : `, ${slot(b, false)}`});`)
+      .replace(F32_NAN_RULE_VALUED, (all, name: string, d: string, a: string) =>
+        (name === 'f32DemoteNaN' && !write ? `N.${name}(s32, base + ${num(Number(d))}, ${slot(a, false)});` : all));
+  }
+  return line.replace(F32_ACCESS, access('f32', ''))
+    .replace(F32_NAN_RULE_VALUED, (_, name: string, d: string, a: string, b: string | undefined) => (name === 'f32DemoteNaN'
+      ? `N.${name}(s32, ${slot(d, true)}, base + ${num(Number(a))});`
+      : `N.${name}(s32, ${slot(d, true)}, ${slot(a, false)}${b === undefined ? '' : `, ${slot(b, false)}`});`))
+    .replace(WORD_LOAD, (all, k: string) => (write && Number(k) === from ? `s32[base + ${num(to)}] = view.getInt32(ea, true);` : all));
+}
+
+/** Whether `text` names a frame word at or past `frameEnd` (`base + K`), as only a web's can. */
 function namesFrameBeyond(text: string, frameEnd: number): boolean {
   for (const m of text.matchAll(/\bbase \+ (\d+)/g)) if (Number(m[1]) >= frameEnd) return true;
   return false;
 }
 
+/** The webs valueWebs made: their slots (f64) and words (f32), and the lines it changed. */
+interface Webs {
+  readonly doubles: number[];
+  readonly singles: number[];
+  readonly lines: number[];
+}
+
 /**
- * The webs of f64 values in `lines` (changed in place): a value written whole to a slot through
- * the f64 view (or an f64 NaN rule), read through it by the straight lines after, and dead by
- * the end of them — a later straight line writes a word of its slot (the operand stack's slots
- * are shared by depth: an i32 or f32 comes into the slot of an f64 gone) — is given a slot of
- * its own past the frame (from `from`), which becomes a double no way out stores: no way in
- * or out lies between its lines, and after them the slot's old value is dead. The compiler
- * shares a slot between the types of the values at one depth, so a slot holding an f64 here and
- * an i32 or f32 there would otherwise stay in the array for good (matmul's products). A web
- * whose slot a line reads or hands on otherwise (as int32, through the f32 view, to another
- * helper), or that is still alive where the straight code ends, is left as it was.
- * Returns the webs' slots and the lines changed.
+ * The webs of float values in `lines` (changed in place). The compiler gives operand slots by
+ * depth, so one slot holds an i32 address here and an f64 or f32 value there, and a slot used so
+ * stays in the array for good (matmul's products). A web is a value written whole — an f64 to a
+ * slot through the f64 view or as an f64 NaN rule's result; an f32 to a word through the f32
+ * view, as an f32 NaN rule's result or by a load — read only through its view or by NaN rules
+ * with a form on values on the straight lines after it, and dead by the end of them: a later
+ * straight line writes a word of it (an operand slot's old value is gone once another value
+ * comes in; a line reads its operands before it writes), or (an operand, at `tempsFrom` or
+ * above: past the locals) a line reads it through its view — the instruction that takes it off
+ * the stack (a value moved or kept on the stack is read as int32, which no web survives). Each gets a slot or word of its own
+ * past the frame (from `from`), which becomes a variable no entry loads and no way out stores:
+ * no way in or out lies between its lines. An f32 may be quieted there (a load through
+ * `getFloat32`): every reader converts the word to a double, which quiets it too, or computes a
+ * NaN rule, which quiets its operands. A web whose words a line reads otherwise (as int32,
+ * through the other view, by another helper), or that is still alive where the straight code
+ * ends, is left as it was.
  */
-function* f64Webs(lines: string[], from: number): Generator<void, { slots: number[]; lines: number[] }> {
-  const slots: number[] = [];
+function* valueWebs(lines: string[], from: number, tempsFrom: number): Generator<void, Webs> {
+  const webs: Webs = { doubles: [], singles: [], lines: [] };
   const changed = new Set<number>();
-  /** The open webs: by slot, the line that wrote the value and the lines that read it. */
-  const open = new Map<number, { start: number; readers: number[] }>();
-  const close = (k: number, web: { start: number; readers: number[] }): void => {
-    const to = from + 2 * slots.length;
-    slots.push(to);
-    lines[web.start] = f64Renamed(lines[web.start]!, k, to, true);
-    for (const r of web.readers) lines[r] = f64Renamed(lines[r]!, k, to, false);
+  interface Web { readonly width: WebWidth; readonly k: number; readonly start: number; readonly readers: number[] }
+  /** The open webs, by width and slot or word (`2k + width`, unique). */
+  const open = new Map<number, Web>();
+  const close = (web: Web): void => {
+    const to = from + 2 * (webs.doubles.length + webs.singles.length);
+    (web.width === 2 ? webs.doubles : webs.singles).push(to);
+    lines[web.start] = webRenamed(lines[web.start]!, web.width, web.k, to, true);
+    for (const r of web.readers) lines[r] = webRenamed(lines[r]!, web.width, web.k, to, false);
     for (const i of [web.start, ...web.readers]) changed.add(i);
   };
   for (let i = 0; i < lines.length; i++) {
@@ -651,51 +768,41 @@ function* f64Webs(lines: string[], from: number): Generator<void, { slots: numbe
       open.clear();
       continue;
     }
-    if (open.size === 0 && !line.includes('f64[')) continue;
-    const uses = f64Uses(line);
-    // The line's other references: the words it reads or hands on, and the words it writes, as int32 or f32.
-    const other = frameReferences(line.includes('NaN') ? line.replace(NAN_RULE, '') : line, true);
-    const written = new Set<number>();
-    for (let w = 0; w < other.s32Writes.length; w += 2) written.add(other.s32Writes[w]!);
-    const readsOtherwise = (k: number): boolean => other.f32.includes(k) || other.f32.includes(k + 1)
-      || other.addresses.includes(k - 1) || other.addresses.includes(k) || other.addresses.includes(k + 1)
-      || [k, k + 1].some((w) => other.s32.filter((x) => x === w).length > (written.has(w) ? other.s32Writes.filter((x, j) => j % 2 === 0 && x === w).length : 0));
-    for (const [k, web] of [...open]) {
-      const u = uses.get(k);
-      if (readsOtherwise(k) || u?.bad === true) {
-        open.delete(k);
+    if (open.size === 0 && !line.includes('f64[') && !line.includes('f32[') && !line.includes('getInt32')) continue;
+    const uses = webLine(line);
+    for (const [key, web] of [...open]) {
+      const words = webWords(web.width, web.k);
+      const own = (web.width === 2 ? uses.f64 : uses.f32).get(web.k);
+      if (own?.bad === true || readsOtherwise(uses, web.width, words)) {
+        open.delete(key);
         continue;
       }
-      const overwritten = written.has(k) || written.has(k + 1);
-      // (A line reads its operands before it writes: in an int32 write's line, the f64 reads come first.)
-      if (u?.read === true) {
-        if (overwritten && !readsBeforeWrites(line, k)) {
-          open.delete(k);
+      const overwritten = writesOtherwise(uses, web.width, words);
+      if (own?.read === true) {
+        if (overwritten && own.lastRead >= firstWriteAt(line, words)) {
+          open.delete(key);
           continue;
         }
         web.readers.push(i);
       }
-      if (overwritten || u?.write === true) {
-        open.delete(k);
-        close(k, web);
+      // An operand's value is read once, by the instruction that takes it off the stack (a local's,
+      // through `local.get`, again and again): past its reader it is dead.
+      if (overwritten || own?.write === true || (own?.read === true && web.k >= tempsFrom)) {
+        open.delete(key);
+        close(web);
       }
     }
-    for (const [k, u] of uses) {
-      if (u.write && !u.bad && !readsOtherwise(k) && !written.has(k) && !written.has(k + 1)) open.set(k, { start: i, readers: [] });
+    for (const width of [2, 1] as const) {
+      for (const [k, u] of width === 2 ? uses.f64 : uses.f32) {
+        const words = webWords(width, k);
+        if (u.write && !u.bad && !writesOtherwise(uses, width, words) && readsBefore(line, uses, width, words) < firstWriteAt(line, words)) {
+          open.set(2 * k + width, { width, k, start: i, readers: [] });
+        }
+      }
     }
   }
-  return { slots, lines: [...changed] };
-}
-
-/** Whether every read of slot `k` through the f64 view in `line` comes before the first int32 write of its words. */
-function readsBeforeWrites(line: string, k: number): boolean {
-  let lastRead = -1;
-  for (const m of line.matchAll(F64_ACCESS)) if (Number(m[1]) === k && m[2] === undefined) lastRead = m.index;
-  const firstWrite = Math.min(...[k, k + 1].map((w) => {
-    const at = line.search(new RegExp(`\\bs32\\[base \\+ ${w}\\]\\s*=(?!=)`));
-    return at < 0 ? Infinity : at;
-  }));
-  return lastRead < firstWrite;
+  webs.lines.push(...changed);
+  return webs;
 }
 
 class WordPromotion {
@@ -738,11 +845,13 @@ class WordPromotion {
    * parameters and constant words, which the function does not write. `withDoubles`: whether
    * any line uses the f64 view (only then can a slot be a double).
    */
-  /** The webs' slots (f64Webs): doubles that nothing outside their lines sees, so never stored or loaded. */
-  private readonly webs: ReadonlySet<number>;
+  /** The webs' slots and words (valueWebs): a double or an f32 variable each, which nothing outside their lines sees, so never stored or loaded. */
+  private readonly webDoubles: ReadonlySet<number>;
+  private readonly webSingles: ReadonlySet<number>;
 
-  constructor(private readonly singlesExcept: ReadonlySet<number> | null, private readonly withDoubles: boolean, webs: readonly number[] = []) {
-    this.webs = new Set(webs);
+  constructor(private readonly singlesExcept: ReadonlySet<number> | null, private readonly withDoubles: boolean, webs: Webs | null = null) {
+    this.webDoubles = new Set(webs?.doubles);
+    this.webSingles = new Set(webs?.singles);
   }
 
   /** Takes note of a line's frame accesses (all lines first, then `decide`). */
@@ -829,7 +938,7 @@ class WordPromotion {
 
   /** Decides what lives in variables; false where a web's slot could not be a double (its lines must then stay as they were). */
   decide(): boolean {
-    if (this.dynamic) return this.webs.size === 0;
+    if (this.dynamic) return this.webDoubles.size === 0 && this.webSingles.size === 0;
     const doubles = new Set([...this.f64Slots].filter((k) => k % 2 === 0
       && !this.f32Words.has(k) && !this.f32Words.has(k + 1) && !this.intWrites.has(k) && !this.intWrites.has(k + 1)));
     // A copy between a double and a slot that is not one: neither is.
@@ -843,23 +952,24 @@ class WordPromotion {
       }
     }
     this.doubles = doubles;
-    this.ints = new Set([...this.typed].filter((w) => !this.f32Words.has(w) && !this.inDouble(w) && !this.f64Slots.has(w) && !this.f64Slots.has(w - 1)));
+    this.ints = new Set([...this.typed].filter((w) => !this.f32Words.has(w) && !this.inDouble(w) && !this.f64Slots.has(w) && !this.f64Slots.has(w - 1)
+      && !this.webSingles.has(w)));
     this.words = [...this.ints].sort((a, b) => a - b);
-    this.pairs = [...this.doubles].filter((k) => !this.webs.has(k)).sort((a, b) => a - b);
+    this.pairs = [...this.doubles].filter((k) => !this.webDoubles.has(k)).sort((a, b) => a - b);
     const except = this.singlesExcept;
     if (except !== null) {
       this.quiet = new Set([...this.f32Written].filter((w) => this.f32Words.has(w) && !this.notQuiet.has(w) && !except.has(w)
-        && !this.marked.has(w) && w < this.markedFrom));
+        && !this.marked.has(w) && w < this.markedFrom && !this.webSingles.has(w)));
       this.singles = [...this.quiet].sort((a, b) => a - b);
     }
-    return [...this.webs].every((k) => doubles.has(k));
+    return [...this.webDoubles].every((k) => doubles.has(k));
   }
 
   /** The frame words the observed lines touch: any, where one reaches the frame other than as `base + K`. */
   touched(): FrameWords {
     if (this.dynamic) return null;
-    const words = new Set<number>([...this.typed, ...this.f32Words, ...this.intUses, ...this.marked]);
-    for (const k of this.f64Slots) if (!this.webs.has(k)) words.add(k).add(k + 1);
+    const words = new Set<number>([...this.typed, ...this.f32Words, ...this.intUses, ...this.marked].filter((w) => !this.webSingles.has(w)));
+    for (const k of this.f64Slots) if (!this.webDoubles.has(k)) words.add(k).add(k + 1);
     return { words, from: this.markedFrom };
   }
 
@@ -887,12 +997,12 @@ class WordPromotion {
 
   /** Whether word `w` lives in a variable of any kind. */
   private inVariable(w: number): boolean {
-    return this.ints.has(w) || this.inDouble(w) || this.quiet.has(w);
+    return this.ints.has(w) || this.inDouble(w) || this.quiet.has(w) || this.webSingles.has(w);
   }
 
   /** `line` with promoted words as variables, stored and loaded around what needs the array. */
   rewrite(source: string): string {
-    if (this.ints.size === 0 && this.doubles.size === 0 && this.quiet.size === 0) return source;
+    if (this.ints.size === 0 && this.doubles.size === 0 && this.quiet.size === 0 && this.webSingles.size === 0) return source;
     // (A line that reaches no frame word, most of a translation's `case` and branch lines, stays.)
     if (!reachesFrame(source)) return source;
     let line = source;
@@ -918,6 +1028,20 @@ class WordPromotion {
         const value = (k: number): string => (this.doubles.has(k) ? `d${num(k)}` : `F64[base + ${num(k)} >> 1]`);
         return `${value(slots[0]!)} = N.${name}Of(${slots.slice(1).map(value).join(', ')});`;
       });
+    // An f32 web's load, through the view (whose readers all quiet a NaN: valueWebs), and the
+    // f32 NaN rules where a web is among their words: on values, the words in the array read and
+    // written through the f32 view (a NaN rule's result is quiet, and every bit survives).
+    if (this.webSingles.size > 0 || this.webDoubles.size > 0) {
+      line = line.replace(WORD_LOAD, (all, w: string) => (this.webSingles.has(Number(w)) ? `q${w} = view.getFloat32(ea, true);` : all))
+        .replace(F32_NAN_RULE_VALUED, (all, name: string, d: string, a: string, b: string | undefined) => {
+          const demote = name === 'f32DemoteNaN';
+          const words = [d, ...(demote ? [] : [a]), ...(b === undefined ? [] : [b])].map(Number);
+          if (!words.some((w) => this.webSingles.has(w)) && !(demote && this.webDoubles.has(Number(a)))) return all;
+          const single = (w: number): string => (this.webSingles.has(w) || this.quiet.has(w) ? `q${num(w)}` : `F32[base + ${num(w)}]`);
+          const operands = demote ? [this.doubles.has(Number(a)) ? `d${a}` : `F64[base + ${num(Number(a))} >> 1]`] : words.slice(1).map(single);
+          return `${single(words[0]!)} = N.${name}Of(${operands.join(', ')});`;
+        });
+    }
     // A helper call handed frame addresses, as a statement (the templates' NaN paths, i64
     // division...): what it may touch is stored just before it and loaded just after, in place,
     // so that the path around it (the common one) keeps its variables.
@@ -946,7 +1070,7 @@ class WordPromotion {
     let body = toInt32OnStore(text, this.ints);
     if (this.ints.size > 0) body = intsAsVariables(body, this.ints);
     if (this.doubles.size > 0) body = body.replace(/\bf64\[base \+ (\d+) >> 1\]/g, (all, k: string) => (this.doubles.has(Number(k)) ? `d${k}` : all));
-    if (this.quiet.size > 0) body = singlesAsVariables(body, this.quiet);
+    if (this.quiet.size > 0 || this.webSingles.size > 0) body = singlesAsVariables(body, new Set([...this.quiet, ...this.webSingles]));
     if (through.size === 0) return body;
     const list = [...through];
     return `${this.store(list)} ${body} ${this.load(list)}`;
@@ -964,8 +1088,8 @@ class WordPromotion {
   }
 
   declarations(): string {
-    const vars = [...this.words.map((w) => `w${num(w)} = 0`), ...this.pairs.map((k) => `d${num(k)} = 0`), ...[...this.webs].map((k) => `d${num(k)} = 0`),
-      ...this.singles.map((w) => `q${num(w)} = 0`)];
+    const vars = [...this.words.map((w) => `w${num(w)} = 0`), ...[...this.pairs, ...this.webDoubles].map((k) => `d${num(k)} = 0`),
+      ...[...this.singles, ...this.webSingles].map((w) => `q${num(w)} = 0`)];
     return vars.length === 0 ? '' : `let ${vars.join(', ')};`;
   }
 
@@ -1600,17 +1724,18 @@ export function* functionSourceInSteps(
   const singlesExcept = range === null && outlined.length === 0 && !interpreterWrites && usesView('f32[')
     ? new Set([...params, ...constantWords.map(([w]) => w)]) : null;
   const withDoubles = usesView('f64[');
-  // The f64 values that live and die between two lines of straight code get slots of their own
-  // (f64Webs), numbered past the frame; if any of them cannot be a double after all, the lines
-  // go back to what they were.
-  const asWritten = withDoubles ? lines.slice() : lines;
-  const webs = withDoubles ? yield* f64Webs(lines, info[at + FuncInfo.FrameEnd]! + 2) : { slots: [], lines: [] };
-  let words = new WordPromotion(singlesExcept, withDoubles, webs.slots);
+  // The float values that live and die between two lines of straight code get slots and words of
+  // their own (valueWebs), numbered past the frame; if any of them cannot be a variable after
+  // all, the lines go back to what they were.
+  const withFloats = withDoubles || usesView('f32[');
+  const asWritten = withFloats ? lines.slice() : lines;
+  const webs = withFloats ? yield* valueWebs(lines, info[at + FuncInfo.FrameEnd]! + 2, info[at + FuncInfo.LocalsEnd]!) : null;
+  let words = new WordPromotion(singlesExcept, withDoubles, webs);
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
     words.observe(lines[i]!);
   }
-  if (!words.decide() || webs.lines.some((i) => namesFrameBeyond(words.rewrite(lines[i]!), info[at + FuncInfo.FrameEnd]!))) {
+  if (!words.decide() || (webs?.lines ?? []).some((i) => namesFrameBeyond(words.rewrite(lines[i]!), info[at + FuncInfo.FrameEnd]!))) {
     lines.splice(0, lines.length, ...asWritten);
     words = new WordPromotion(singlesExcept, withDoubles);
     for (let i = 0; i < lines.length; i++) {
