@@ -687,11 +687,17 @@ function readsBefore(line: string, uses: WebLine, width: WebWidth, words: readon
   return last;
 }
 
-/** Where `line` first writes any of `words` (as int32 or through a view), or Infinity. */
+/**
+ * Where `line` first writes any of `words` (as int32 or through a view), or Infinity: where the
+ * assignment's statement ends, since its value, to the right, is worked out first
+ * (`s32[base + 4] = N.i32TruncF64S(f64[base + 4 >> 1]);` reads the slot, then writes it).
+ */
 function firstWriteAt(line: string, words: readonly number[]): number {
   const slots = [...new Set(words.map((w) => w - (w % 2)))];
   const at = line.search(new RegExp(String.raw`\b[sf]32\[base \+ (?:${words.join('|')})\]\s*=(?!=)|\bf64\[base \+ (?:${slots.join('|')}) >> 1\]\s*=(?!=)`));
-  return at < 0 ? Infinity : at;
+  if (at < 0) return Infinity;
+  const end = line.indexOf(';', at);
+  return end < 0 ? line.length : end;
 }
 
 /**
@@ -838,16 +844,17 @@ class WordPromotion {
   private readonly f32Written = new Set<number>();
   private readonly notQuiet = new Set<number>();
 
+  /** The webs' slots and words (valueWebs): a double or an f32 variable each, which nothing outside their lines sees, so never stored or loaded. */
+  private readonly webDoubles: ReadonlySet<number>;
+  private readonly webSingles: ReadonlySet<number>;
+
   /**
    * `singlesExcept`: where f32 words may be variables (a translation of the whole function, no
    * loop or piece of it outlined, and no instruction left to the interpreter nor exception
    * handler: every write to a word is among the lines observed), the words that may not — the
    * parameters and constant words, which the function does not write. `withDoubles`: whether
-   * any line uses the f64 view (only then can a slot be a double).
+   * any line uses the f64 view (only then can a slot be a double). `webs`: valueWebs' webs.
    */
-  /** The webs' slots and words (valueWebs): a double or an f32 variable each, which nothing outside their lines sees, so never stored or loaded. */
-  private readonly webDoubles: ReadonlySet<number>;
-  private readonly webSingles: ReadonlySet<number>;
 
   constructor(private readonly singlesExcept: ReadonlySet<number> | null, private readonly withDoubles: boolean, webs: Webs | null = null) {
     this.webDoubles = new Set(webs?.doubles);
@@ -1571,7 +1578,7 @@ export function* functionSourceInSteps(
   const goto = (pc: number): string => (inRange(pc) ? `blk = ${block(pc)}; continue;` : exit(pc));
 
   // Pass 2: the code, one instruction per line, frame words as `s32[base + K]`.
-  const lines: string[] = [];
+  let lines: string[] = [];
   // What the code holds, for what the translation must write around it (below).
   const holds = { calls: false, checkPoints: false, traps: false };
   let done = 0;
@@ -1729,14 +1736,14 @@ export function* functionSourceInSteps(
   // all, the lines go back to what they were.
   const withFloats = withDoubles || usesView('f32[');
   const asWritten = withFloats ? lines.slice() : lines;
-  const webs = withFloats ? yield* valueWebs(lines, info[at + FuncInfo.FrameEnd]! + 2, info[at + FuncInfo.LocalsEnd]!) : null;
+  const webs = withFloats ? yield* valueWebs(lines, info[at + FuncInfo.FrameEnd]!, info[at + FuncInfo.LocalsEnd]!) : null;
   let words = new WordPromotion(singlesExcept, withDoubles, webs);
   for (let i = 0; i < lines.length; i++) {
     if (i % STEP === STEP - 1) yield;
     words.observe(lines[i]!);
   }
   if (!words.decide() || (webs?.lines ?? []).some((i) => namesFrameBeyond(words.rewrite(lines[i]!), info[at + FuncInfo.FrameEnd]!))) {
-    lines.splice(0, lines.length, ...asWritten);
+    lines = asWritten;
     words = new WordPromotion(singlesExcept, withDoubles);
     for (let i = 0; i < lines.length; i++) {
       if (i % STEP === STEP - 1) yield;
