@@ -574,7 +574,10 @@ function isStraight(line: string): boolean {
 /** Accesses through the f64 and the f32 view, each with its plain assignment if it is one's target. */
 const F64_ACCESS = /\bf64\[base \+ (\d+) >> 1\](\s*=(?!=))?/g;
 const F32_ACCESS = /\bf32\[base \+ (\d+)\](\s*=(?!=))?/g;
-/** A load of a word from memory (an i32's or an f32's: one template): an f32 web's value may come from one. */
+/**
+ * A load of a word from memory (an i32's or an f32's, one template; and an i64's low word): an
+ * f32 web's value may come from one (the others' readers read int32, which ends the web unmade).
+ */
 const WORD_LOAD = /\bs32\[base \+ (\d+)\] = view\.getInt32\(ea, true\);/g;
 /**
  * The f32 NaN rules with a form on values (numeric.ts, f32NaN2Of and the like): each writes the
@@ -680,10 +683,13 @@ function writesOtherwise(uses: WebLine, width: WebWidth, words: readonly number[
  */
 function readsBefore(line: string, uses: WebLine, width: WebWidth, words: readonly number[]): number {
   if (words.some((w) => uses.other.addresses.includes(w) || uses.other.addresses.includes(w - 1))) return Infinity;
+  // (Most lines that write a web read none of its words: no regular expression made for them.)
+  const across = (w: number): ViewUse | undefined => (width === 2 ? uses.f32.get(w) : uses.f64.get(w - (w % 2)));
+  if (!words.some((w) => uses.other.s32.includes(w) || across(w)?.read === true || across(w)?.bad === true)) return -1;
   const slots = [...new Set(words.map((w) => w - (w % 2)))];
-  const across = width === 2 ? String.raw`\bf32\[base \+ (?:${words.join('|')})\]` : String.raw`\bf64\[base \+ (?:${slots.join('|')}) >> 1\]`;
+  const view = width === 2 ? String.raw`\bf32\[base \+ (?:${words.join('|')})\]` : String.raw`\bf64\[base \+ (?:${slots.join('|')}) >> 1\]`;
   let last = -1;
-  for (const m of line.matchAll(new RegExp(String.raw`(?:\bs32\[base \+ (?:${words.join('|')})\]|${across})(?!\s*=(?!=))`, 'g'))) last = m.index;
+  for (const m of line.matchAll(new RegExp(String.raw`(?:\bs32\[base \+ (?:${words.join('|')})\]|${view})(?!\s*=(?!=))`, 'g'))) last = m.index;
   return last;
 }
 
@@ -801,7 +807,9 @@ function* valueWebs(lines: string[], from: number, tempsFrom: number): Generator
     for (const width of [2, 1] as const) {
       for (const [k, u] of width === 2 ? uses.f64 : uses.f32) {
         const words = webWords(width, k);
-        if (u.write && !u.bad && !writesOtherwise(uses, width, words) && readsBefore(line, uses, width, words) < firstWriteAt(line, words)) {
+        if (!u.write || u.bad || writesOtherwise(uses, width, words)) continue;
+        const readAt = readsBefore(line, uses, width, words);
+        if (readAt < 0 || readAt < firstWriteAt(line, words)) {
           open.set(2 * k + width, { width, k, start: i, readers: [] });
         }
       }
@@ -1742,7 +1750,15 @@ export function* functionSourceInSteps(
     if (i % STEP === STEP - 1) yield;
     words.observe(lines[i]!);
   }
-  if (!words.decide() || (webs?.lines ?? []).some((i) => namesFrameBeyond(words.rewrite(lines[i]!), info[at + FuncInfo.FrameEnd]!))) {
+  // (The webs' lines rewritten here are kept for the body below.)
+  const rewritten = new Map<number, string>();
+  const webLineRewritten = (i: number): string => {
+    const text = words.rewrite(lines[i]!);
+    rewritten.set(i, text);
+    return text;
+  };
+  if (!words.decide() || (webs?.lines ?? []).some((i) => namesFrameBeyond(webLineRewritten(i), info[at + FuncInfo.FrameEnd]!))) {
+    rewritten.clear();
     lines = asWritten;
     words = new WordPromotion(singlesExcept, withDoubles);
     for (let i = 0; i < lines.length; i++) {
@@ -1791,7 +1807,7 @@ export function* functionSourceInSteps(
   let body: string[] = [];
   for (const [i, line] of lines.entries()) {
     if (i % STEP === STEP - 1) yield;
-    const text = words.rewrite(line);
+    const text = rewritten.get(i) ?? words.rewrite(line);
     body.push(text.includes('@') ? text.replace(MARKER, (_, kind: string, argument: string) => marker(kind, argument)) : text);
   }
   yield;
