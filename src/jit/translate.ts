@@ -536,10 +536,18 @@ function assignedAfter(line: string, after: number, nameAt: number): number | un
   return length > 0 && line.charCodeAt(at + length) === Char.Equals && line.charCodeAt(at + length + 1) !== Char.Equals ? NaN : undefined;
 }
 
-/** Whether `uses` reads word `w` as int32 or hands it on (an address names a 64-bit slot). */
-function readsAsInt32(uses: FrameReferences, w: number): boolean {
-  return uses.s32.includes(w) || uses.addresses.includes(w) || uses.addresses.includes(w - 1);
+/** Whether `uses` hands word `w` on: an address names a 64-bit slot, its word and the next. */
+function handsOn(uses: FrameReferences, w: number): boolean {
+  return uses.addresses.includes(w) || uses.addresses.includes(w - 1);
 }
+
+/** Whether `uses` reads word `w` as int32 or hands it on. */
+function readsAsInt32(uses: FrameReferences, w: number): boolean {
+  return uses.s32.includes(w) || handsOn(uses, w);
+}
+
+/** The first word of the 64-bit slot that holds word `w`. */
+const slotOfWord = (w: number): number => w - (w % 2);
 
 /** Whether the character at `at` is ASCII white space (a regular expression's `[\t\n\v\f\r ]`). */
 function isSpaceAt(text: string, at: number): boolean {
@@ -584,8 +592,6 @@ const WORD_LOAD = /\bs32\[base \+ (\d+)\] = view\.getInt32\(ea, true\);/g;
  * f32 word at its first address and reads the others — f32 words, but f32DemoteNaN's, an f64 slot.
  */
 const F32_NAN_RULE_VALUED = /\bN\.(f32NaN1|f32NaN2|f32NaNMinMax|f32DemoteNaN)\(s32, base \+ (\d+), base \+ (\d+)(?:, base \+ (\d+))?\);/g;
-/** Whether a view access is followed by a compound assignment or an increment (no template writes so). */
-const COMPOUND_AFTER = /^\s*(?:(?:[-+*/%|&^]|<<|>>>?|\*\*)=|\+\+|--)/;
 
 /** The kinds of value a web holds: an f64 in a slot of two words, or an f32 in one word. */
 type WebWidth = 1 | 2;
@@ -621,7 +627,8 @@ function webLine(line: string): WebLine {
     for (const m of line.matchAll(pattern)) {
       const u = use(uses, Number(m[1]));
       if (m[2] !== undefined) u.write = true;
-      else if (u.write || COMPOUND_AFTER.test(line.slice(m.index + m[0].length))) u.bad = true;
+      // (Not followed by a plain `=`: ASSIGNED finds a compound assignment or an increment, which no template writes.)
+      else if (u.write || ASSIGNED.test(line.slice(m.index + m[0].length))) u.bad = true;
       else {
         u.read = true;
         u.lastRead = m.index;
@@ -651,16 +658,24 @@ function webLine(line: string): WebLine {
 /** The words of web `width` at `k`. */
 const webWords = (width: WebWidth, k: number): number[] => (width === 2 ? [k, k + 1] : [k]);
 
+/** How a line uses word `w` through the view other than a web of `width`'s: the f32 word itself, or the f64 slot holding it. */
+function otherViewUse(uses: WebLine, width: WebWidth, w: number): ViewUse | undefined {
+  return width === 2 ? uses.f32.get(w) : uses.f64.get(slotOfWord(w));
+}
+
+/** How many times `refs` assigns word `w` as int32. */
+function int32Writes(refs: FrameReferences, w: number): number {
+  let writes = 0;
+  for (let j = 0; j < refs.s32Writes.length; j += 2) if (refs.s32Writes[j] === w) writes++;
+  return writes;
+}
+
 /** Whether `line` (seen as `uses`) reads any of `words` other than through the view of a web of `width`, or changes them in a way no web may cross. */
 function readsOtherwise(uses: WebLine, width: WebWidth, words: readonly number[]): boolean {
   const { other } = uses;
   for (const w of words) {
-    let writes = 0;
-    for (let j = 0; j < other.s32Writes.length; j += 2) if (other.s32Writes[j] === w) writes++;
-    if (other.s32.filter((x) => x === w).length > writes) return true;
-    if (other.addresses.includes(w) || other.addresses.includes(w - 1)) return true;
-    // Through the other view: an f64 slot holding the word, or the f32 word itself.
-    const across = width === 2 ? uses.f32.get(w) : uses.f64.get(w - (w % 2));
+    if (other.s32.filter((x) => x === w).length > int32Writes(other, w) || handsOn(other, w)) return true;
+    const across = otherViewUse(uses, width, w);
     if (across !== undefined && (across.read || across.bad)) return true;
   }
   return false;
@@ -668,11 +683,7 @@ function readsOtherwise(uses: WebLine, width: WebWidth, words: readonly number[]
 
 /** Whether `line` (seen as `uses`) writes any of `words` other than through the view of a web of `width`. */
 function writesOtherwise(uses: WebLine, width: WebWidth, words: readonly number[]): boolean {
-  for (const w of words) {
-    for (let j = 0; j < uses.other.s32Writes.length; j += 2) if (uses.other.s32Writes[j] === w) return true;
-    if ((width === 2 ? uses.f32.get(w) : uses.f64.get(w - (w % 2)))?.write === true) return true;
-  }
-  return false;
+  return words.some((w) => int32Writes(uses.other, w) > 0 || otherViewUse(uses, width, w)?.write === true);
 }
 
 /**
@@ -682,12 +693,11 @@ function writesOtherwise(uses: WebLine, width: WebWidth, words: readonly number[
  * its address. Infinity where the line hands the words to a helper, which may read them after.
  */
 function readsBefore(line: string, uses: WebLine, width: WebWidth, words: readonly number[]): number {
-  if (words.some((w) => uses.other.addresses.includes(w) || uses.other.addresses.includes(w - 1))) return Infinity;
+  if (words.some((w) => handsOn(uses.other, w))) return Infinity;
   // (Most lines that write a web read none of its words: no regular expression made for them.)
-  const across = (w: number): ViewUse | undefined => (width === 2 ? uses.f32.get(w) : uses.f64.get(w - (w % 2)));
-  if (!words.some((w) => uses.other.s32.includes(w) || across(w)?.read === true || across(w)?.bad === true)) return -1;
-  const slots = [...new Set(words.map((w) => w - (w % 2)))];
-  const view = width === 2 ? String.raw`\bf32\[base \+ (?:${words.join('|')})\]` : String.raw`\bf64\[base \+ (?:${slots.join('|')}) >> 1\]`;
+  const readAcross = (w: number): boolean => otherViewUse(uses, width, w)?.read === true || otherViewUse(uses, width, w)?.bad === true;
+  if (!words.some((w) => uses.other.s32.includes(w) || readAcross(w))) return -1;
+  const view = width === 2 ? String.raw`\bf32\[base \+ (?:${words.join('|')})\]` : String.raw`\bf64\[base \+ ${slotOfWord(words[0]!)} >> 1\]`;
   let last = -1;
   for (const m of line.matchAll(new RegExp(String.raw`(?:\bs32\[base \+ (?:${words.join('|')})\]|${view})(?!\s*=(?!=))`, 'g'))) last = m.index;
   return last;
@@ -699,8 +709,7 @@ function readsBefore(line: string, uses: WebLine, width: WebWidth, words: readon
  * (`s32[base + 4] = N.i32TruncF64S(f64[base + 4 >> 1]);` reads the slot, then writes it).
  */
 function firstWriteAt(line: string, words: readonly number[]): number {
-  const slots = [...new Set(words.map((w) => w - (w % 2)))];
-  const at = line.search(new RegExp(String.raw`\b[sf]32\[base \+ (?:${words.join('|')})\]\s*=(?!=)|\bf64\[base \+ (?:${slots.join('|')}) >> 1\]\s*=(?!=)`));
+  const at = line.search(new RegExp(String.raw`\b[sf]32\[base \+ (?:${words.join('|')})\]\s*=(?!=)|\bf64\[base \+ ${slotOfWord(words[0]!)} >> 1\]\s*=(?!=)`));
   if (at < 0) return Infinity;
   const end = line.indexOf(';', at);
   return end < 0 ? line.length : end;
@@ -752,8 +761,9 @@ interface Webs {
  * straight line writes a word of it (an operand slot's old value is gone once another value
  * comes in; a line reads its operands before it writes), or (an operand, at `tempsFrom` or
  * above: past the locals) a line reads it through its view — the instruction that takes it off
- * the stack (a value moved or kept on the stack is read as int32, which no web survives). Each gets a slot or word of its own
- * past the frame (from `from`), which becomes a variable no entry loads and no way out stores:
+ * the stack (a value moved or kept on the stack is read as int32, which no web survives). Each
+ * gets a slot or word of its own past the frame (from `from`), which becomes a variable no entry
+ * loads and no way out stores:
  * no way in or out lies between its lines. An f32 may be quieted there (a load through
  * `getFloat32`): every reader converts the word to a double, which quiets it too, or computes a
  * NaN rule, which quiets its operands. A web whose words a line reads otherwise (as int32,
@@ -863,7 +873,6 @@ class WordPromotion {
    * parameters and constant words, which the function does not write. `withDoubles`: whether
    * any line uses the f64 view (only then can a slot be a double). `webs`: valueWebs' webs.
    */
-
   constructor(private readonly singlesExcept: ReadonlySet<number> | null, private readonly withDoubles: boolean, webs: Webs | null = null) {
     this.webDoubles = new Set(webs?.doubles);
     this.webSingles = new Set(webs?.singles);
@@ -919,7 +928,7 @@ class WordPromotion {
 
   /** Word `w`, written by a line whose other references are `uses`: its slot is no double where the line also reads the slot as int32. */
   private slotWrittenAndRead(w: number, uses: FrameReferences): void {
-    const k = w - (w % 2);
+    const k = slotOfWord(w);
     if (readsAsInt32(uses, k) || readsAsInt32(uses, k + 1)) this.intWrites.add(k).add(k + 1);
   }
 
